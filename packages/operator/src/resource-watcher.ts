@@ -1,0 +1,17 @@
+import type { KubeObject } from '@kubeloop/resource';
+
+/** Context passed to every handler call: cancellation and tracing. */
+export interface HandlerContext {
+  /** Aborts when the controller shuts down; long handlers should pass it to their requests. */
+  signal: AbortSignal;
+}
+
+/**
+ * Handles add, update and delete events of one kind (grafana-app-sdk `ResourceWatcher`).
+ * A rejected promise is an error: the controller reports it and retries this watcher alone.
+ */
+export interface ResourceWatcher<T extends KubeObject = KubeObject> {
+  add(ctx: HandlerContext, object: T): Promise<void>;
+  update(ctx: HandlerContext, oldObject: T, newObject: T): Promise<void>;
+  delete(ctx: HandlerContext, object: T): Promise<void>;
+}

@@ -1,0 +1,117 @@
+import type { KubeloopError } from '../errors.js';
+import type { KubeObject } from '../object.js';
+
+/** Options every request takes. */
+export interface RequestOptions {
+  /** Aborts the request. Default: none. */
+  signal?: AbortSignal | undefined;
+  /** Fails the request with a `NetworkError` (errno `ETIMEDOUT`) after this many milliseconds. Default: 30000; watches: none. */
+  timeoutMs?: number | undefined;
+}
+
+/** Options of `list` and `listInto`. */
+export interface ListOptions extends RequestOptions {
+  /** Label selector, e.g. `app=web,tier!=db`. Default: everything. */
+  labelSelector?: string | undefined;
+  /** Field selector on `metadata.name` / `metadata.namespace`. Default: everything. */
+  fieldSelector?: string | undefined;
+  /** Page size. Default: no limit (the server's choice). */
+  limit?: number | undefined;
+  /** Continue token of the previous page. */
+  continue?: string | undefined;
+  /** `''` (default) reads the newest state; `'0'` accepts any cached state. */
+  resourceVersion?: string | undefined;
+  /** How `resourceVersion` is applied: `NotOlderThan` or `Exact`. Default: unset. */
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact' | undefined;
+}
+
+/** Options of `watch`. */
+export interface WatchOptions {
+  /** Aborts the watch (equivalent to `stop()`). */
+  signal?: AbortSignal | undefined;
+  /** Start after this resourceVersion; `''`/`'0'` start with synthetic ADDED events. Default: `''`. */
+  resourceVersion?: string | undefined;
+  /** Ask the server for BOOKMARK events. Default: true. */
+  allowWatchBookmarks?: boolean | undefined;
+  /** Ask the server to close the watch cleanly after this many seconds. Default: unset (server's choice). */
+  timeoutSeconds?: number | undefined;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  /** Streaming list: initial ADDED events, then a bookmark annotated `k8s.io/initial-events-end`. Default: false. */
+  sendInitialEvents?: boolean | undefined;
+}
+
+/** The event types of a watch stream. */
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+/**
+ * One decoded watch event. A line that cannot be decoded, and a server `ERROR` event, both become
+ * `{ type: 'ERROR', error }`: an `ApiError` for a Status (410 -> `isGone`), a `CodecError` otherwise.
+ */
+export type WatchEvent<T extends KubeObject = KubeObject> =
+  | { type: WatchEventType; object: T }
+  | { type: 'ERROR'; error: KubeloopError };
+
+/**
+ * An open watch. Iterate it with `for await`; iteration ends when the server closes the stream
+ * or `stop()` is called. A transport failure mid-stream ends iteration by throwing a `NetworkError`.
+ */
+export interface WatchResponse<T extends KubeObject = KubeObject> extends AsyncIterable<WatchEvent<T>> {
+  /** Closes the stream; pending and later iterations end. Idempotent. */
+  stop(): void;
+}
+
+/** One RFC 6902 JSON patch operation. */
+export interface PatchOperation {
+  op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
+  /** JSON pointer, e.g. `/metadata/finalizers/0`. */
+  path: string;
+  value?: unknown;
+  from?: string;
+}
+
+/** A JSON patch (`application/json-patch+json`), as grafana-app-sdk's `resource.PatchRequest`. */
+export interface PatchRequest {
+  operations: PatchOperation[];
+}
+
+/** An RFC 7386 merge patch (`application/merge-patch+json`). */
+export interface MergePatchRequest {
+  merge: Record<string, unknown>;
+}
+
+/** A strategic merge patch (`application/strategic-merge-patch+json`); built-in kinds only. */
+export interface StrategicMergePatchRequest {
+  strategic: Record<string, unknown>;
+}
+
+/** Server-side apply (`application/apply-patch+yaml`). */
+export interface ApplyPatchRequest {
+  apply: Record<string, unknown>;
+  /** Required by the server for apply. */
+  fieldManager: string;
+  /** Take ownership of conflicting fields. Default: false. */
+  force?: boolean | undefined;
+}
+
+/** Any patch the client can send. */
+export type Patch = PatchRequest | MergePatchRequest | StrategicMergePatchRequest | ApplyPatchRequest;
+
+/** Options of writes. */
+export interface WriteOptions extends RequestOptions {
+  /** Name of the writer recorded in managedFields. Default: unset. */
+  fieldManager?: string | undefined;
+  /** Validate without persisting. Default: false. */
+  dryRun?: boolean | undefined;
+  /** Target a subresource, e.g. `status`. Default: the main resource. */
+  subresource?: string | undefined;
+}
+
+/** Options of `delete`. */
+export interface DeleteOptions extends RequestOptions {
+  /** Delete only if the object still has this uid / resourceVersion (409 otherwise). */
+  preconditions?: { uid?: string; resourceVersion?: string } | undefined;
+  /** Default: unset (the server's default, `Background` for most kinds). */
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground' | undefined;
+  gracePeriodSeconds?: number | undefined;
+}

@@ -1,0 +1,40 @@
+// Runs every compiled test file (`dist/**/*.test.js` of every workspace) with Node's own test runner.
+// Node 20's `--test` takes no globs, so the file list is built here. The TAP reporter prints the
+// `# pass N` / `# fail N` summary that CI reads. Extra arguments filter files by substring.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const roots = ['packages/resource', 'packages/operator', 'packages/apiserver', 'examples', 'tools', 'test'];
+
+function walk(dir, out) {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules') continue;
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walk(full, out);
+    else if (name.endsWith('.test.js') && full.includes(`${'/'}dist${'/'}`)) out.push(full);
+  }
+  return out;
+}
+
+const filters = process.argv.slice(2);
+const files = roots
+  .map((r) => join(root, r))
+  .filter((d) => existsSync(d))
+  .flatMap((d) => walk(d, []))
+  .map((f) => relative(root, f))
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort();
+
+if (files.length === 0) {
+  console.error('run-tests: no compiled test files found (did `tsc -b` run?)');
+  process.exit(1);
+}
+
+const result = spawnSync(
+  process.execPath,
+  ['--test', '--test-reporter=tap', '--test-concurrency=2', '--test-timeout=120000', ...files],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, KUBELOOP_TEST: '1' } },
+);
+process.exit(result.status ?? 1);
