@@ -1,0 +1,68 @@
+import { KubeloopError } from '@kubeloop/resource';
+import type { StaticMetadata } from '@kubeloop/resource';
+
+/** A nil/undefined object reached a handler path (grafana-app-sdk `ErrNilObject`). */
+export const ErrNilObject = new KubeloopError('ErrNilObject', 'object cannot be nil');
+
+/** An informer was added twice (grafana-app-sdk `ErrInformerAlreadyAdded`). */
+export const ErrInformerAlreadyAdded = new KubeloopError('ErrInformerAlreadyAdded', 'informer for resource kind already added');
+
+/** A configuration error: a nil argument, an empty kind, an invalid option. Thrown at once, never retried. */
+export class InvalidArgumentError extends KubeloopError {
+  constructor(message: string) {
+    super('InvalidArgumentError', message);
+  }
+}
+
+/** A typed handler received an object it cannot treat as its type (grafana-app-sdk `CannotCastError`). */
+export class CannotCastError extends KubeloopError {
+  readonly namespace: string;
+  readonly name: string;
+  readonly group: string;
+  readonly kind: string;
+
+  constructor(meta: Pick<StaticMetadata, 'namespace' | 'name' | 'group' | 'kind'>) {
+    super('CannotCastError', `cannot cast ${meta.group}:${meta.kind} (${meta.namespace}/${meta.name}) into type`);
+    this.namespace = meta.namespace;
+    this.name = meta.name;
+    this.group = meta.group;
+    this.kind = meta.kind;
+  }
+}
+
+/** Adding or removing a finalizer failed; `cause` holds the API error. */
+export class FinalizerOperationError extends KubeloopError {
+  readonly finalizer: string;
+  readonly operation: 'add' | 'remove';
+
+  constructor(operation: 'add' | 'remove', finalizer: string, message: string, options?: { cause?: unknown }) {
+    super('FinalizerOperationError', message, options);
+    this.operation = operation;
+    this.finalizer = finalizer;
+  }
+}
+
+/**
+ * Wrap an error in a TerminalError to say "do not retry": the controller reports and counts it,
+ * and drops the event (controller-runtime's `reconcile.TerminalError`).
+ */
+export class TerminalError extends KubeloopError {
+  constructor(cause: unknown) {
+    super('TerminalError', `terminal error: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+function hasCode(err: unknown, code: string): boolean {
+  return typeof err === 'object' && err !== null && ((err as { code?: unknown }).code === code || (err as { name?: unknown }).name === code);
+}
+
+/** True for a {@link CannotCastError} (works across installed copies). */
+export const isCannotCastError = (err: unknown): err is CannotCastError => hasCode(err, 'CannotCastError');
+/** True for a {@link FinalizerOperationError}. */
+export const isFinalizerOperationError = (err: unknown): err is FinalizerOperationError => hasCode(err, 'FinalizerOperationError');
+/** True for a {@link TerminalError}. */
+export const isTerminalError = (err: unknown): err is TerminalError => hasCode(err, 'TerminalError');
+/** True for an {@link InvalidArgumentError}. */
+export const isInvalidArgumentError = (err: unknown): err is InvalidArgumentError => hasCode(err, 'InvalidArgumentError');
+/** True for {@link ErrNilObject}. */
+export const isNilObjectError = (err: unknown): boolean => hasCode(err, 'ErrNilObject');
