@@ -1,5 +1,6 @@
 import { KubeloopError } from '@kubeloop/resource';
 import type { StaticMetadata } from '@kubeloop/resource';
+import type { ReconcileResult } from './reconciler.js';
 
 /** A nil/undefined object reached a handler path (grafana-app-sdk `ErrNilObject`). */
 export const ErrNilObject = new KubeloopError('ErrNilObject', 'object cannot be nil');
@@ -17,7 +18,7 @@ export class InvalidArgumentError extends KubeloopError {
 /** A typed handler received an object it cannot treat as its type (grafana-app-sdk `CannotCastError`). */
 export class CannotCastError extends KubeloopError {
   readonly namespace: string;
-  readonly name: string;
+  override readonly name: string;
   readonly group: string;
   readonly kind: string;
 
@@ -52,6 +53,20 @@ export class TerminalError extends KubeloopError {
   }
 }
 
+/**
+ * A reconcile that failed but still has a result: Go's `return ReconcileResult{...}, err`.
+ * Throw it from `reconcile()` to keep `state` for the retries of this event and/or to requeue after
+ * `requeueAfter` (which then wins over the retry policy). The controller reports and retries `cause`.
+ */
+export class ReconcileError extends KubeloopError {
+  readonly result: ReconcileResult;
+
+  constructor(cause: unknown, result: ReconcileResult) {
+    super('ReconcileError', cause instanceof Error ? cause.message : String(cause), { cause });
+    this.result = result;
+  }
+}
+
 function hasCode(err: unknown, code: string): boolean {
   return typeof err === 'object' && err !== null && ((err as { code?: unknown }).code === code || (err as { name?: unknown }).name === code);
 }
@@ -62,6 +77,8 @@ export const isCannotCastError = (err: unknown): err is CannotCastError => hasCo
 export const isFinalizerOperationError = (err: unknown): err is FinalizerOperationError => hasCode(err, 'FinalizerOperationError');
 /** True for a {@link TerminalError}. */
 export const isTerminalError = (err: unknown): err is TerminalError => hasCode(err, 'TerminalError');
+/** True for a {@link ReconcileError}. */
+export const isReconcileError = (err: unknown): err is ReconcileError => hasCode(err, 'ReconcileError');
 /** True for an {@link InvalidArgumentError}. */
 export const isInvalidArgumentError = (err: unknown): err is InvalidArgumentError => hasCode(err, 'InvalidArgumentError');
 /** True for {@link ErrNilObject}. */

@@ -26,15 +26,85 @@ export {
   CannotCastError,
   FinalizerOperationError,
   TerminalError,
+  ReconcileError,
   isCannotCastError,
   isFinalizerOperationError,
   isTerminalError,
+  isReconcileError,
   isInvalidArgumentError,
   isNilObjectError,
 } from './errors.js';
 
 // --- controller core: queue, scheduler, policies, InformerController, Operator, metrics, tracing (operator-core work) ---
+export type { Logger, LogAttributes } from './logger.js';
+export { consoleLogger, noopLogger } from './logger.js';
+export { ListMap, newListMap } from './list-map.js';
+export type { RetryPolicy, ExponentialBackoffOptions } from './retry-policy.js';
+export { exponentialBackoffRetryPolicy, DefaultRetryPolicy, toMillis } from './retry-policy.js';
+export type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
+export { OpinionatedRetryDequeuePolicy } from './retry-dequeue-policy.js';
+export type { WorkQueueOptions, WorkQueueAddResult } from './work-queue.js';
+export { WorkQueue, DEFAULT_MAX_CONCURRENT_WORKERS } from './work-queue.js';
+export type { RetrySchedulerOptions } from './retry-scheduler.js';
+export { RetryScheduler } from './retry-scheduler.js';
+export type { InformerControllerConfig, ErrorHandler, ErrorHandlerContext } from './informer-controller.js';
+export { InformerController, DefaultErrorHandler, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './informer-controller.js';
+export type { Controller } from './operator.js';
+export { Operator } from './operator.js';
+export type {
+  PrometheusCollector,
+  MetricsOptions,
+  HandlerType,
+  RetryReason,
+  BoundEventMetrics,
+  BoundInformerMetrics,
+} from './metrics.js';
+export { ControllerMetrics, InformerMetrics, LATENCY_BUCKETS } from './metrics.js';
+export { setTracer, getTracer, TRACER_NAME, SpanNames, objectSpanAttributes, startObjectSpan, endSpan, runInSpan } from './tracing.js';
 
 // --- informer, watchers, reconcilers, finalizers (operator-informer work) ---
+export type { ListWatchClient, PatchClient } from './list-watch-client.js';
+export type { Backoff, BackoffJitter, JitteredExponentialBackoffOptions } from './backoff.js';
+export { JitteredExponentialBackoff } from './backoff.js';
+export type {
+  InformerState,
+  InformerInput,
+  ListingState,
+  ListedState,
+  WatchingState,
+  BackingOffState,
+  StoppedState,
+  RelistReason,
+  WatchStats,
+  TransitionDeps,
+} from './informer-state.js';
+export { transition, initialInformerState, retryAfterMs, shortWatchMs, InvalidTransitionError } from './informer-state.js';
+export type { StoreDelta } from './informer-store.js';
+export { InformerStore } from './informer-store.js';
+export type {
+  KubernetesBasedInformerOptions,
+  InformerErrorHandler,
+  InformerErrorContext,
+  InformerErrorPhase,
+  InformerEvents,
+} from './kubernetes-based-informer.js';
+export { KubernetesBasedInformer, WatchInactivityError, stripManagedFields } from './kubernetes-based-informer.js';
+export type { SimpleWatcherFuncs } from './simple-watcher.js';
+export { SimpleWatcher } from './simple-watcher.js';
+export type { ReconcileFunc } from './simple-reconciler.js';
+export { SimpleReconciler } from './simple-reconciler.js';
+export type { TypedReconcileRequest, TypedReconcilerOptions } from './typed-reconciler.js';
+export { TypedReconciler } from './typed-reconciler.js';
+export type { FinalizerSupplier, FinalizerWriteOptions } from './finalizer.js';
+export { DefaultFinalizerSupplier, validateFinalizerName, hasFinalizer, addFinalizer, removeFinalizer } from './finalizer.js';
+export type { OpinionatedWatcherOptions, ObjectFunc, UpdateFunc } from './opinionated-watcher.js';
+export { OpinionatedWatcher, newOpinionatedWatcher } from './opinionated-watcher.js';
+export { OpinionatedReconciler, newOpinionatedReconciler, OPINIONATED_CREATE_PATCH_PENDING, OPINIONATED_DELETE_PATCH_PENDING } from './opinionated-reconciler.js';
 
 // --- runtime: leader election, health, metrics server, shutdown (runtime work) ---
+export type { LeaderElectorOptions, LeaderElectionOutcome, LeaderLease, LeaderLeaseSpec, LeaseClient } from './leader-elector.js';
+export { LeaderElector } from './leader-elector.js';
+export type { HealthCheck, HealthCheckResult, OperatorServerOptions } from './operator-server.js';
+export { OperatorServer } from './operator-server.js';
+export type { ShutdownSignalOptions, ShutdownHandle, RunnableOperator, RunOperatorOptions, RunOperatorResult } from './graceful-shutdown.js';
+export { shutdownSignal, runOperator } from './graceful-shutdown.js';

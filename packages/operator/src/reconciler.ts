@@ -25,6 +25,8 @@ export interface ReconcileResult {
 /**
  * Reconciles one event of one object. Throwing retries per the controller's retry policy
  * (unless the error is a `TerminalError`); `requeueAfter` requeues regardless of errors.
+ * To fail and still return a result (Go's `return result, err`: keep `state`, or requeue after a
+ * delay), throw a `ReconcileError(cause, result)`.
  */
 export interface Reconciler<T extends KubeObject = KubeObject> {
   reconcile(ctx: HandlerContext, request: ReconcileRequest<T>): Promise<ReconcileResult>;

@@ -50,6 +50,45 @@ export {
 
 // --- kinds, codecs, selectors (owned by the resource-core work) ---
 export type { Schema, Kind, Scope } from './kind.js';
+export type { Encoding, Codec, CodecOptions } from './codec.js';
+export { JsonCodec, YamlCodec, decodeObject } from './codec.js';
+export type { KindDefinition } from './define-kind.js';
+export { defineKind, defineKindFor, defaultPlural } from './define-kind.js';
+export { formatMicroTime, parseMicroTime, isMicroTime, formatTime, parseTime } from './micro-time.js';
+export type { Namespace, NamespaceSpec, NamespaceStatus, NamespaceCondition } from './kinds/namespace.js';
+export { NamespaceKind } from './kinds/namespace.js';
+export type { ConfigMap } from './kinds/config-map.js';
+export { ConfigMapKind } from './kinds/config-map.js';
+export type { Secret } from './kinds/secret.js';
+export { SecretKind } from './kinds/secret.js';
+export type { Event, ObjectReference, EventSource, EventSeries } from './kinds/event.js';
+export { EventKind } from './kinds/event.js';
+export type { Lease, LeaseSpec } from './kinds/lease.js';
+export { LeaseKind } from './kinds/lease.js';
+export type {
+  CustomResourceDefinition,
+  CustomResourceDefinitionSpec,
+  CustomResourceDefinitionStatus,
+  CustomResourceDefinitionNames,
+  CustomResourceDefinitionVersion,
+  CustomResourceDefinitionCondition,
+  CustomResourceValidation,
+  CustomResourceSubresources,
+  CustomResourceSubresourceScale,
+  CustomResourceColumnDefinition,
+  CustomResourceConversion,
+  SelectableField,
+  JSONSchemaProps,
+  ValidationRule,
+  KindFromCrdOptions,
+} from './kinds/custom-resource-definition.js';
+export { CustomResourceDefinitionKind, kindFromCustomResourceDefinition } from './kinds/custom-resource-definition.js';
+export { builtinKinds } from './kinds/builtin-kinds.js';
+export type { LabelOperator, LabelRequirement, LabelSelectorObject } from './selector/label-selector.js';
+export { LabelSelector, parseLabelSelector } from './selector/label-selector.js';
+export type { FieldRequirement, FieldSelectorParseOptions } from './selector/field-selector.js';
+export { FieldSelector, parseFieldSelector, escapeFieldValue, defaultSelectableFields } from './selector/field-selector.js';
+export { qualifiedNameProblem, labelValueProblem, isValidLabelKey, isValidLabelValue } from './selector/label-validation.js';
 
 // --- client and watch (owned by the resource-client work) ---
 export type {
@@ -68,3 +107,25 @@ export type {
   WriteOptions,
   DeleteOptions,
 } from './client/types.js';
+export { Client, createClient } from './client/client.js';
+export { HttpTransport, apiErrorFromResponse, formatQuery } from './client/transport.js';
+export type {
+  Transport,
+  TransportRequest,
+  TransportResponse,
+  TransportStream,
+  TransportTls,
+  TransportCredentials,
+  HttpTransportOptions,
+  HttpTransportConfig,
+  HttpMethod,
+  QueryParams,
+  ResponseHeaders,
+} from './client/transport.js';
+export { loadKubeConfig, httpTransportConfigFromKubeConfig } from './client/kube-config.js';
+export type { LoadKubeConfigOptions } from './client/kube-config.js';
+export { ResourcePath } from './client/resource-path.js';
+export { WatchLineDecoder } from './watch/watch-line-decoder.js';
+export type { WatchLineDecoderOptions } from './watch/watch-line-decoder.js';
+export { StreamWatchResponse } from './watch/stream-watch-response.js';
+export type { StreamWatchResponseOptions } from './watch/stream-watch-response.js';

@@ -1,0 +1,125 @@
+/** Command-line options of the demo. */
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+/** The demo's settings, after defaults. */
+export interface DemoOptions {
+  /** A kubeconfig of a real cluster; undefined = start the embedded API server. */
+  kubeconfig: string | undefined;
+  namespace: string;
+  smoke: boolean;
+  /** Bound of the smoke run, and of each wait in the tour. */
+  timeoutMs: number;
+  samples: boolean;
+  identity: string;
+  metricsPort: number;
+  metricsHost: string;
+  workDir: string;
+  leaseName: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  workDelayMs: number;
+  /** Append one JSON line per reconcile start and end (tests check leader exclusivity with it). */
+  reconcileLog: string | undefined;
+  help: boolean;
+}
+
+/** The usage text. */
+export const USAGE = `Usage: npm run demo -- [options]    (or: node examples/playlist-operator/dist/main.js [options])
+
+Runs the Playlist operator. Without --kubeconfig (and without KUBECONFIG in the environment) it
+starts an embedded Kubernetes API server on a free loopback port first.
+
+Options:
+  --kubeconfig FILE        use the cluster of this kubeconfig (default: $KUBECONFIG, else embedded)
+  --namespace NS           namespace of the samples and of the lease (default: default)
+  --smoke                  exit 0 once every sample converged; non-zero with the reason otherwise
+  --timeout SECONDS        bound of --smoke and of each step of the tour (default: 60)
+  --no-samples             run the operator only (no sample playlists, no tour)
+  --identity ID            leader election identity (default: <hostname>-<pid>)
+  --metrics-port N         port of /metrics, /healthz, /readyz (default: 0 = a free port)
+  --metrics-host HOST      interface of that server (default: 127.0.0.1)
+  --work-dir DIR           kubeconfig and catalogue of the demo (default: <repo>/.kubeloop/demo)
+  --lease-duration-ms N    leader election timings (defaults: 15000, 10000, 2000)
+  --renew-deadline-ms N
+  --retry-period-ms N
+  --work-delay-ms N        make every reconcile take N ms longer (shows in-flight work)
+  --reconcile-log FILE     append a JSON line per reconcile start/end
+  -h, --help               show this text
+
+Environment: OTEL_EXPORTER_OTLP_ENDPOINT=http://host:4318 exports traces over OTLP/HTTP.`;
+
+function int(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** The default work directory: `.kubeloop/demo` at the root of the repository (gitignored). */
+export function defaultWorkDir(): string {
+  return fileURLToPath(new URL('../../../.kubeloop/demo', import.meta.url));
+}
+
+/** The file the demo writes for kubectl when it runs the embedded API server. */
+export function demoKubeconfigPath(workDir: string): string {
+  return join(workDir, 'kubeconfig');
+}
+
+/**
+ * KUBECONFIG, unless it is the demo's own file: after \`export KUBECONFIG=<that file>\`, running the
+ * demo again must start a new embedded server, not dial the one that stopped with the last run.
+ */
+function kubeconfigFromEnv(env: NodeJS.ProcessEnv, workDir: string): string | undefined {
+  const value = env.KUBECONFIG;
+  if (!value) return undefined;
+  return resolve(value) === resolve(demoKubeconfigPath(workDir)) ? undefined : value;
+}
+
+/** Parses argv (without node and script). Throws with a message for bad input. */
+export function parseDemoOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): DemoOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      kubeconfig: { type: 'string' },
+      namespace: { type: 'string' },
+      smoke: { type: 'boolean' },
+      timeout: { type: 'string' },
+      'no-samples': { type: 'boolean' },
+      identity: { type: 'string' },
+      'metrics-port': { type: 'string' },
+      'metrics-host': { type: 'string' },
+      'work-dir': { type: 'string' },
+      'lease-duration-ms': { type: 'string' },
+      'renew-deadline-ms': { type: 'string' },
+      'retry-period-ms': { type: 'string' },
+      'work-delay-ms': { type: 'string' },
+      'reconcile-log': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const workDir = values['work-dir'] ?? defaultWorkDir();
+  return {
+    kubeconfig: values.kubeconfig ?? kubeconfigFromEnv(env, workDir),
+    namespace: values.namespace ?? 'default',
+    smoke: values.smoke ?? false,
+    timeoutMs: int('timeout', values.timeout, 60) * 1000,
+    samples: !(values['no-samples'] ?? false),
+    identity: values.identity ?? `${hostname()}-${process.pid}`,
+    metricsPort: int('metrics-port', values['metrics-port'], 0),
+    metricsHost: values['metrics-host'] ?? '127.0.0.1',
+    workDir,
+    leaseName: 'playlist-operator',
+    leaseDurationMs: int('lease-duration-ms', values['lease-duration-ms'], 15_000),
+    renewDeadlineMs: int('renew-deadline-ms', values['renew-deadline-ms'], 10_000),
+    retryPeriodMs: int('retry-period-ms', values['retry-period-ms'], 2_000),
+    workDelayMs: int('work-delay-ms', values['work-delay-ms'], 0),
+    reconcileLog: values['reconcile-log'],
+    help: values.help ?? false,
+  };
+}

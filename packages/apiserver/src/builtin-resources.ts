@@ -1,0 +1,334 @@
+/**
+ * The built-in kinds: namespaces, configmaps, secrets, events (core/v1) and leases
+ * (coordination.k8s.io/v1). Each is a {@link ResourceType} whose hooks hold its own rules.
+ */
+import type { KubeObject } from '@kubeloop/resource';
+import { checkShape, decodeError, isBase64 } from './builtin-decoding.js';
+import type { FieldShape } from './builtin-decoding.js';
+import type { NameRule } from './name-validation.js';
+import { allVerbs } from './resource-type.js';
+import type { DecodeResult, ResourceType } from './resource-type.js';
+import { forbiddenValue, invalidValue } from './status-error.js';
+import type { FieldProblem } from './status-error.js';
+
+const typeMetaShape: Record<string, FieldShape> = { apiVersion: 'string', kind: 'string', metadata: 'any' };
+
+/** A JSON schema for `/openapi/v3`, tagged with its group-version-kind. */
+export function kindSchema(group: string, version: string, kind: string, properties: Record<string, unknown>, description?: string): Record<string, unknown> {
+  return {
+    type: 'object',
+    description: description ?? `${kind} (served by kubeloop)`,
+    properties: {
+      apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
+      kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+      metadata: { allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }], default: {} },
+      ...properties,
+    },
+    'x-kubernetes-group-version-kind': [{ group, kind, version }],
+  };
+}
+
+const stringMapSchema = { type: 'object', additionalProperties: { type: 'string', default: '' } };
+
+function builtinDecoder(kind: string, shape: Record<string, FieldShape>): (obj: KubeObject, version: string) => DecodeResult {
+  const full: Record<string, FieldShape> = { ...typeMetaShape, ...shape };
+  return (obj, version) => {
+    const unknownFields: string[] = [];
+    const problem = checkShape(obj as Record<string, unknown>, full, '', kind, unknownFields);
+    if (problem) throw decodeError(kind, version, problem);
+    return { unknownFields };
+  };
+}
+
+interface BuiltinInit {
+  group: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  statusSubresource?: boolean;
+  returnsDeletedObject?: boolean;
+  nameRule?: NameRule;
+  extraSelectableFields?: string[];
+  shape: Record<string, FieldShape>;
+  schema: Record<string, unknown>;
+  validate?: ResourceType['validate'];
+  prepareCreate?: ResourceType['prepareCreate'];
+  prepareUpdate?: ResourceType['prepareUpdate'];
+}
+
+function builtin(init: BuiltinInit): ResourceType {
+  const version = 'v1';
+  const schema = kindSchema(init.group, version, init.kind, init.schema);
+  const type: ResourceType = {
+    group: init.group,
+    versions: [version],
+    storageVersion: version,
+    kind: init.kind,
+    listKind: `${init.kind}List`,
+    plural: init.plural,
+    singular: init.kind.toLowerCase(),
+    namespaced: init.namespaced,
+    shortNames: init.shortNames ?? [],
+    categories: init.categories ?? [],
+    verbs: allVerbs,
+    statusSubresource: init.statusSubresource ?? false,
+    hasGeneration: false,
+    custom: false,
+    allowUnconditionalUpdate: true,
+    nameRule: init.nameRule ?? 'subdomain',
+    returnsDeletedObject: init.returnsDeletedObject ?? false,
+    extraSelectableFields: init.extraSelectableFields ?? [],
+    printerColumns: [],
+    decode: builtinDecoder(init.kind, init.shape),
+    openApiSchema: () => schema,
+  };
+  if (init.validate) type.validate = init.validate;
+  if (init.prepareCreate) type.prepareCreate = init.prepareCreate;
+  if (init.prepareUpdate) type.prepareUpdate = init.prepareUpdate;
+  return type;
+}
+
+/** Namespaces: cluster-scoped, named by DNS labels, `status.phase` Active or Terminating. */
+export const namespaceType: ResourceType = builtin({
+  group: '',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+  shortNames: ['ns'],
+  statusSubresource: true,
+  returnsDeletedObject: true,
+  nameRule: 'label',
+  extraSelectableFields: ['status.phase'],
+  shape: { spec: { object: { finalizers: 'stringArray' } }, status: { object: { phase: 'string', conditions: 'any' } } },
+  schema: {
+    spec: { type: 'object', properties: { finalizers: { type: 'array', items: { type: 'string' } } } },
+    status: { type: 'object', properties: { phase: { type: 'string' } } },
+  },
+  prepareCreate(obj) {
+    const spec = (obj.spec ?? {}) as { finalizers?: string[] };
+    obj.spec = { ...spec, finalizers: spec.finalizers ?? ['kubernetes'] };
+    obj.status = { phase: 'Active' };
+  },
+});
+
+const configKeyPattern = /^[-._a-zA-Z0-9]+$/;
+
+function configKeyProblems(field: string, map: unknown): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const key of Object.keys((map ?? {}) as Record<string, unknown>)) {
+    if (key.length > 253 || !configKeyPattern.test(key)) {
+      problems.push(
+        invalidValue(
+          `${field}[${key}]`,
+          key,
+          "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+        ),
+      );
+    }
+  }
+  return problems;
+}
+
+function immutableDataProblems(obj: KubeObject, old: KubeObject | undefined, fields: string[]): FieldProblem[] {
+  if (!old || old.immutable !== true) return [];
+  const problems: FieldProblem[] = [];
+  if (obj.immutable !== true) problems.push(forbiddenValue('immutable', 'field is immutable when `immutable` is set'));
+  for (const field of fields) {
+    if (JSON.stringify(obj[field] ?? {}) !== JSON.stringify(old[field] ?? {})) problems.push(forbiddenValue(field, 'field is immutable when `immutable` is set'));
+  }
+  return problems;
+}
+
+function base64ValuesProblem(kind: string, field: string, map: unknown): string | undefined {
+  for (const value of Object.values((map ?? {}) as Record<string, string>)) {
+    if (!isBase64(value)) return `illegal base64 data in ${kind}.${field}`;
+  }
+  return undefined;
+}
+
+/** ConfigMaps: `data` (strings), `binaryData` (base64), `immutable`. No generation. */
+export const configMapType: ResourceType = (() => {
+  const type = builtin({
+    group: '',
+    kind: 'ConfigMap',
+    plural: 'configmaps',
+    namespaced: true,
+    shortNames: ['cm'],
+    shape: { data: 'stringMap', binaryData: 'stringMap', immutable: 'boolean' },
+    schema: { data: stringMapSchema, binaryData: { type: 'object', additionalProperties: { type: 'string', format: 'byte' } }, immutable: { type: 'boolean' } },
+    validate: (obj, old) => [...configKeyProblems('data', obj.data), ...configKeyProblems('binaryData', obj.binaryData), ...immutableDataProblems(obj, old, ['data', 'binaryData'])],
+  });
+  const decode = type.decode as NonNullable<ResourceType['decode']>;
+  return {
+    ...type,
+    decode(obj, version) {
+      const result = decode(obj, version);
+      const problem = base64ValuesProblem('ConfigMap', 'binaryData', obj.binaryData);
+      if (problem) throw decodeError('ConfigMap', version, problem);
+      return result;
+    },
+  };
+})();
+
+function mergeStringData(obj: KubeObject): void {
+  const stringData = obj.stringData as Record<string, string> | undefined;
+  if (stringData) {
+    const data = { ...((obj.data ?? {}) as Record<string, string>) };
+    for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(v, 'utf8').toString('base64');
+    obj.data = data;
+  }
+  delete obj.stringData;
+}
+
+/** Secrets: `data` (base64), `stringData` (merged into data on write), `type` (default Opaque, immutable). */
+export const secretType: ResourceType = (() => {
+  const type = builtin({
+    group: '',
+    kind: 'Secret',
+    plural: 'secrets',
+    namespaced: true,
+    extraSelectableFields: ['type'],
+    shape: { data: 'stringMap', stringData: 'stringMap', type: 'string', immutable: 'boolean' },
+    schema: {
+      data: { type: 'object', additionalProperties: { type: 'string', format: 'byte' } },
+      stringData: stringMapSchema,
+      type: { type: 'string' },
+      immutable: { type: 'boolean' },
+    },
+    validate: (obj, old) => {
+      const problems = [...configKeyProblems('data', obj.data), ...immutableDataProblems(obj, old, ['data'])];
+      if (old && old.type !== obj.type) problems.push(invalidValue('type', obj.type, 'field is immutable'));
+      return problems;
+    },
+    prepareCreate(obj) {
+      mergeStringData(obj);
+      obj.type ??= 'Opaque';
+    },
+    prepareUpdate(obj) {
+      mergeStringData(obj);
+      obj.type ??= 'Opaque';
+    },
+  });
+  const decode = type.decode as NonNullable<ResourceType['decode']>;
+  return {
+    ...type,
+    decode(obj, version) {
+      const result = decode(obj, version);
+      const problem = base64ValuesProblem('Secret', 'data', obj.data);
+      if (problem) throw decodeError('Secret', version, problem);
+      return result;
+    },
+  };
+})();
+
+const objectReferenceShape: FieldShape = {
+  object: { kind: 'string', namespace: 'string', name: 'string', uid: 'string', apiVersion: 'string', resourceVersion: 'string', fieldPath: 'string' },
+};
+
+/** Events (core/v1): what `kubectl describe` and event recorders write. `eventTime` is a MicroTime. */
+export const eventType: ResourceType = builtin({
+  group: '',
+  kind: 'Event',
+  plural: 'events',
+  namespaced: true,
+  shortNames: ['ev'],
+  extraSelectableFields: [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
+  shape: {
+    involvedObject: objectReferenceShape,
+    reason: 'string',
+    message: 'string',
+    source: { object: { component: 'string', host: 'string' } },
+    firstTimestamp: 'time',
+    lastTimestamp: 'time',
+    count: 'integer',
+    type: 'string',
+    eventTime: 'microTime',
+    series: 'any',
+    action: 'string',
+    related: objectReferenceShape,
+    reportingComponent: 'string',
+    reportingInstance: 'string',
+  },
+  schema: {
+    involvedObject: { type: 'object' },
+    reason: { type: 'string' },
+    message: { type: 'string' },
+    type: { type: 'string' },
+    count: { type: 'integer', format: 'int32' },
+    eventTime: { type: 'string', format: 'date-time' },
+    firstTimestamp: { type: 'string', format: 'date-time' },
+    lastTimestamp: { type: 'string', format: 'date-time' },
+    reportingComponent: { type: 'string' },
+    reportingInstance: { type: 'string' },
+  },
+  validate(obj) {
+    const involved = obj.involvedObject as { namespace?: string } | undefined;
+    if (involved?.namespace && obj.metadata.namespace && involved.namespace !== obj.metadata.namespace) {
+      return [invalidValue('involvedObject.namespace', involved.namespace, 'does not match event.namespace')];
+    }
+    return [];
+  },
+});
+
+/**
+ * Leases (coordination.k8s.io/v1): leader election. `acquireTime` and `renewTime` are MicroTime
+ * with exactly 6 fractional digits; anything else is a 400, as on a real server.
+ */
+export const leaseType: ResourceType = builtin({
+  group: 'coordination.k8s.io',
+  kind: 'Lease',
+  plural: 'leases',
+  namespaced: true,
+  shape: {
+    spec: {
+      object: {
+        holderIdentity: 'string',
+        leaseDurationSeconds: 'integer',
+        acquireTime: 'microTime',
+        renewTime: 'microTime',
+        leaseTransitions: 'integer',
+        strategy: 'string',
+        preferredHolder: 'string',
+      },
+    },
+  },
+  schema: {
+    spec: {
+      type: 'object',
+      properties: {
+        holderIdentity: { type: 'string' },
+        leaseDurationSeconds: { type: 'integer', format: 'int32' },
+        acquireTime: { type: 'string', format: 'date-time' },
+        renewTime: { type: 'string', format: 'date-time' },
+        leaseTransitions: { type: 'integer', format: 'int32' },
+        strategy: { type: 'string' },
+        preferredHolder: { type: 'string' },
+      },
+    },
+  },
+  validate(obj) {
+    const spec = (obj.spec ?? {}) as { leaseDurationSeconds?: number; leaseTransitions?: number };
+    const problems: FieldProblem[] = [];
+    if (spec.leaseDurationSeconds !== undefined && spec.leaseDurationSeconds !== null && spec.leaseDurationSeconds <= 0) {
+      problems.push(invalidValue('spec.leaseDurationSeconds', spec.leaseDurationSeconds, 'must be greater than 0'));
+    }
+    if (spec.leaseTransitions !== undefined && spec.leaseTransitions !== null && spec.leaseTransitions < 0) {
+      problems.push(invalidValue('spec.leaseTransitions', spec.leaseTransitions, 'must be greater than or equal to 0'));
+    }
+    return problems;
+  },
+});

@@ -1,0 +1,78 @@
+/**
+ * One stored change, as watchers see it. The JSON of each event line is built once and shared by
+ * every watcher that receives the same line (this server feeds our benchmarks: per-watcher work
+ * on the hot path is one `res.write`).
+ */
+import type { KubeObject } from '@kubeloop/resource';
+
+/** An object as stored: the parsed object (never mutated once stored) and its JSON. */
+export interface StoredObject {
+  readonly object: KubeObject;
+  readonly json: string;
+  /** The object's resourceVersion as a number. */
+  readonly rv: number;
+  /** Store key: `namespace/name` or `name`. */
+  readonly key: string;
+}
+
+/** The watch event types a stored change produces. */
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** Builds `{"type":T,"object":...}\n` from an object's JSON without re-serializing the object. */
+export function eventLine(type: string, objectJson: string): string {
+  return `{"type":"${type}","object":${objectJson}}\n`;
+}
+
+/** Rewrites an object's JSON for another served version (CRDs with several versions, no conversion). */
+export function jsonAtApiVersion(stored: StoredObject, apiVersion: string): string {
+  if (stored.object.apiVersion === apiVersion) return stored.json;
+  return JSON.stringify({ ...stored.object, apiVersion });
+}
+
+/** A change of one object with the resourceVersion it was stored at. */
+export class ChangeEvent {
+  readonly type: ChangeType;
+  readonly rv: number;
+  /** The new state; for DELETED the last state, carrying the deletion's resourceVersion. */
+  readonly current: StoredObject;
+  /** The state before the change (MODIFIED and DELETED). */
+  readonly previous: StoredObject | undefined;
+  #lines: Map<string, string> | undefined;
+  #line: string | undefined;
+
+  constructor(type: ChangeType, current: StoredObject, previous: StoredObject | undefined) {
+    this.type = type;
+    this.rv = current.rv;
+    this.current = current;
+    this.previous = previous;
+  }
+
+  /** The event's own line at the storage version: built once, shared by every watcher. */
+  line(): string {
+    this.#line ??= eventLine(this.type, this.current.json);
+    return this.#line;
+  }
+
+  /**
+   * A line with another type or version: ADDED for a watcher whose selector the object just
+   * entered, DELETED (with the previous content at this event's resourceVersion) for one it left.
+   */
+  lineAs(type: ChangeType, apiVersion: string): string {
+    if (type === this.type && apiVersion === this.current.object.apiVersion) return this.line();
+    const cacheKey = `${type} ${apiVersion}`;
+    this.#lines ??= new Map();
+    let line = this.#lines.get(cacheKey);
+    if (line === undefined) {
+      let json: string;
+      if (type === 'DELETED' && this.type !== 'DELETED' && this.previous) {
+        const prev = this.previous.object;
+        json = JSON.stringify({ ...prev, apiVersion, metadata: { ...prev.metadata, resourceVersion: String(this.rv) } });
+      } else {
+        json = jsonAtApiVersion(this.current, apiVersion);
+      }
+      line = eventLine(type, json);
+      this.#lines.set(cacheKey, line);
+    }
+    return line;
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * `metadata` rules shared by every kind: the canonical field order, the fields a client may
+ * not set, and validation of names, labels, annotations and finalizers.
+ */
+import { labelValueProblem, qualifiedNameProblem } from '@kubeloop/resource';
+import type { KubeObject, ObjectMeta } from '@kubeloop/resource';
+import { generateNamePrefixProblems, nameProblems } from './name-validation.js';
+import type { NameRule } from './name-validation.js';
+import { forbiddenValue, invalidValue, requiredValue } from './status-error.js';
+import type { FieldProblem } from './status-error.js';
+
+/** `ObjectMeta` fields in the order kube-apiserver writes them. */
+const metadataOrder = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+] as const;
+const knownMetadataFields = new Set<string>(metadataOrder);
+
+/**
+ * Returns the object with `apiVersion`, `kind`, `metadata` first and metadata fields in their
+ * canonical order; unknown metadata fields are dropped and reported (as `metadata.x`).
+ */
+export function canonicalObject(obj: KubeObject, unknownFields: string[]): KubeObject {
+  const meta = obj.metadata as unknown as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const field of metadataOrder) {
+    const value = meta[field];
+    if (value !== undefined && value !== null) ordered[field] = value;
+  }
+  for (const field of Object.keys(meta)) {
+    if (!knownMetadataFields.has(field)) unknownFields.push(`metadata.${field}`);
+  }
+  const { apiVersion, kind, metadata: _metadata, ...rest } = obj;
+  return { apiVersion, kind, metadata: ordered as unknown as ObjectMeta, ...rest };
+}
+
+function isStringMap(value: unknown): value is Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const v of Object.values(value)) if (typeof v !== 'string') return false;
+  return true;
+}
+
+/** Checks that metadata fields have their JSON types; the problem text mimics Go's decoder. Returns a message or undefined. */
+export function metadataTypeProblem(meta: unknown): string | undefined {
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return 'json: cannot unmarshal into Go struct field .metadata of type v1.ObjectMeta';
+  const m = meta as Record<string, unknown>;
+  for (const field of ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'] as const) {
+    const v = m[field];
+    if (v !== undefined && v !== null && typeof v !== 'string') return `json: cannot unmarshal ${typeof v} into Go struct field ObjectMeta.metadata.${field} of type string`;
+  }
+  for (const field of ['labels', 'annotations'] as const) {
+    const v = m[field];
+    if (v !== undefined && v !== null && !isStringMap(v)) return `json: cannot unmarshal into Go struct field ObjectMeta.metadata.${field} of type map[string]string`;
+  }
+  const fin = m.finalizers;
+  if (fin !== undefined && fin !== null && (!Array.isArray(fin) || fin.some((f) => typeof f !== 'string'))) {
+    return 'json: cannot unmarshal into Go struct field ObjectMeta.metadata.finalizers of type []string';
+  }
+  for (const field of ['ownerReferences', 'managedFields'] as const) {
+    const v = m[field];
+    if (v !== undefined && v !== null && !Array.isArray(v)) return `json: cannot unmarshal into Go struct field ObjectMeta.metadata.${field} of type array`;
+  }
+  return undefined;
+}
+
+const totalAnnotationSizeLimit = 256 * 1024;
+
+/** Validates name (or generateName), labels, annotations and finalizers. */
+export function validateObjectMeta(meta: ObjectMeta, rule: NameRule, checkName: boolean): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (checkName) {
+    if (!meta.name) {
+      if (!meta.generateName) problems.push(requiredValue('metadata.name', 'name or generateName is required'));
+    } else {
+      for (const p of nameProblems(rule, meta.name)) problems.push(invalidValue('metadata.name', meta.name, p));
+    }
+    if (meta.generateName) {
+      for (const p of generateNamePrefixProblems(rule, meta.generateName)) problems.push(invalidValue('metadata.generateName', meta.generateName, p));
+    }
+  }
+  for (const [key, value] of Object.entries(meta.labels ?? {})) {
+    const keyProblem = qualifiedNameProblem(key);
+    if (keyProblem) problems.push(invalidValue('metadata.labels', key, keyProblem));
+    const valueProblem = labelValueProblem(value);
+    if (valueProblem) problems.push(invalidValue('metadata.labels', value, `a valid label ${valueProblem}`));
+  }
+  let annotationBytes = 0;
+  for (const [key, value] of Object.entries(meta.annotations ?? {})) {
+    const keyProblem = qualifiedNameProblem(key.toLowerCase());
+    if (keyProblem) problems.push(invalidValue('metadata.annotations', key, keyProblem));
+    annotationBytes += key.length + value.length;
+  }
+  if (annotationBytes > totalAnnotationSizeLimit) {
+    problems.push({ reason: 'FieldValueTooLong', message: `Too long: must have at most ${totalAnnotationSizeLimit} bytes`, field: 'metadata.annotations' });
+  }
+  (meta.finalizers ?? []).forEach((finalizer, i) => {
+    const problem = qualifiedNameProblem(finalizer);
+    if (problem) problems.push(invalidValue(`metadata.finalizers[${i}]`, finalizer, problem));
+  });
+  return problems;
+}
+
+/** Finalizers present in `next` but not in `old` while `old` is being deleted: forbidden (422). */
+export function newFinalizersWhileDeleting(old: ObjectMeta, next: ObjectMeta): FieldProblem | undefined {
+  if (!old.deletionTimestamp) return undefined;
+  const before = new Set(old.finalizers ?? []);
+  const added = (next.finalizers ?? []).filter((f) => !before.has(f));
+  if (added.length === 0) return undefined;
+  const list = added.map((f) => JSON.stringify(f)).join(', ');
+  return forbiddenValue('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${list}}`);
+}

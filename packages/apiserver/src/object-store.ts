@@ -1,0 +1,250 @@
+/**
+ * The server's storage: every object of every type, one global resourceVersion counter, and the
+ * recent changes of each type for watch resume.
+ *
+ * Flow of a write: the caller computes the new state from the current one and calls `put` or
+ * `remove`; the store assigns the next resourceVersion, makes the change durable (when a log is
+ * attached), applies it in memory and hands the change to the listener (the watch hub) in
+ * resourceVersion order.
+ *
+ * Guarantees: memory only, a write is applied synchronously inside `put`/`remove`, so a handler
+ * that reads, checks and writes without awaiting in between is atomic. With a log, writes run one
+ * at a time through {@link ObjectStore.exclusive} and nothing is applied or seen before it is durable.
+ */
+import type { KubeObject } from '@kubeloop/resource';
+import { ChangeEvent } from './change-event.js';
+import type { StoredObject } from './change-event.js';
+import { WatchHistory } from './watch-history.js';
+
+/** One record of the durable log (the shape of `persistence/write-ahead-log.ts`). */
+export interface LogRecord {
+  rv: number;
+  op: 'put' | 'delete';
+  key: string;
+  object?: unknown;
+}
+
+/** What the store needs from a durable log. */
+export interface DurableLog {
+  append(record: LogRecord): Promise<void>;
+  /** True when the file grew enough that {@link DurableLog.compact} should run. */
+  needsCompaction(): boolean;
+  compact(snapshot: LogRecord[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The objects of one resource type. */
+interface Table {
+  readonly objects: Map<string, StoredObject>;
+  readonly history: WatchHistory;
+  /** Keys in order, for pagination; rebuilt lazily after an insert or a removal. */
+  sortedKeys: string[] | undefined;
+}
+
+/** Receives every applied change, in resourceVersion order. */
+export type ChangeListener = (storeKey: string, event: ChangeEvent) => void;
+
+/** The log key of an object: `<storeKey>|<objectKey>`. */
+export function logKey(storeKey: string, key: string): string {
+  return `${storeKey}|${key}`;
+}
+
+/** Splits a log key. */
+export function parseLogKey(key: string): { storeKey: string; key: string } | undefined {
+  const bar = key.indexOf('|');
+  return bar < 0 ? undefined : { storeKey: key.slice(0, bar), key: key.slice(bar + 1) };
+}
+
+/** The log key that records the counter itself, so that a compacted log still knows the last resourceVersion. */
+export const counterLogKey = '|counter';
+
+/** Options of {@link ObjectStore}. */
+export interface ObjectStoreOptions {
+  /** Changes kept per resource type for watch resume. */
+  historyWindow: number;
+  /** The last resourceVersion already used (after a replay). Default 0. */
+  initialResourceVersion?: number;
+}
+
+/** Every object, the resourceVersion counter and the per-type change history. */
+export class ObjectStore {
+  readonly #tables = new Map<string, Table>();
+  readonly #historyWindow: number;
+  #rv: number;
+  #log: DurableLog | undefined;
+  #lock: Promise<unknown> = Promise.resolve();
+  #listener: ChangeListener | undefined;
+
+  constructor(options: ObjectStoreOptions) {
+    this.#historyWindow = options.historyWindow;
+    this.#rv = options.initialResourceVersion ?? 0;
+  }
+
+  /** The last resourceVersion assigned (and applied). */
+  get resourceVersion(): number {
+    return this.#rv;
+  }
+
+  /** Whether writes go through a durable log. */
+  get durable(): boolean {
+    return this.#log !== undefined;
+  }
+
+  /** Sets the receiver of applied changes (the watch hub). */
+  setListener(listener: ChangeListener): void {
+    this.#listener = listener;
+  }
+
+  /** Makes every later write durable before it is applied. */
+  attachLog(log: DurableLog): void {
+    this.#log = log;
+  }
+
+  /** Detaches and closes the log (at stop). Waits for the write in progress. */
+  async closeLog(): Promise<void> {
+    const log = this.#log;
+    if (!log) return;
+    await this.#lock.catch(() => undefined);
+    this.#log = undefined;
+    await log.close();
+  }
+
+  /**
+   * Runs a read-check-write sequence alone. Memory only, the sequence runs at once (writes apply
+   * synchronously, so there is nothing to interleave with); with a log, sequences queue.
+   */
+  exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (!this.#log) {
+      try {
+        return Promise.resolve(fn());
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    }
+    const run = this.#lock.then(fn, fn);
+    this.#lock = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Creates the table of a type if missing; its history starts now. */
+  ensureTable(storeKey: string): void {
+    if (!this.#tables.has(storeKey)) {
+      this.#tables.set(storeKey, { objects: new Map(), history: new WatchHistory(this.#historyWindow, this.#rv), sortedKeys: undefined });
+    }
+  }
+
+  /** Drops a type's table (after its CRD and objects were deleted). */
+  dropTable(storeKey: string): void {
+    this.#tables.delete(storeKey);
+  }
+
+  #table(storeKey: string): Table {
+    let table = this.#tables.get(storeKey);
+    if (!table) {
+      this.ensureTable(storeKey);
+      table = this.#tables.get(storeKey) as Table;
+    }
+    return table;
+  }
+
+  /** The stored object under a key, if any. */
+  get(storeKey: string, key: string): StoredObject | undefined {
+    return this.#tables.get(storeKey)?.objects.get(key);
+  }
+
+  /** Every stored object of a type (insertion order). */
+  values(storeKey: string): IterableIterator<StoredObject> {
+    return this.#table(storeKey).objects.values();
+  }
+
+  /** How many objects a type has. */
+  count(storeKey: string): number {
+    return this.#tables.get(storeKey)?.objects.size ?? 0;
+  }
+
+  /** A type's keys in sorted order (for pagination). */
+  sortedKeys(storeKey: string): readonly string[] {
+    const table = this.#table(storeKey);
+    table.sortedKeys ??= [...table.objects.keys()].sort();
+    return table.sortedKeys;
+  }
+
+  /** A type's change history. */
+  history(storeKey: string): WatchHistory {
+    return this.#table(storeKey).history;
+  }
+
+  /** Forgets every type's history (fault injection: resumes get 410). */
+  forgetHistory(): void {
+    for (const table of this.#tables.values()) table.history.forget(this.#rv);
+  }
+
+  /** Loads an object from a replayed log without emitting anything. */
+  load(storeKey: string, key: string, object: KubeObject): void {
+    const rv = Number(object.metadata.resourceVersion ?? '0');
+    const table = this.#table(storeKey);
+    table.objects.set(key, { object, json: JSON.stringify(object), rv, key });
+    table.sortedKeys = undefined;
+  }
+
+  /** Stores `object` (its resourceVersion is set here) and emits ADDED or MODIFIED. */
+  async put(storeKey: string, key: string, object: KubeObject): Promise<StoredObject> {
+    const rv = this.#rv + 1;
+    object.metadata.resourceVersion = String(rv);
+    const stored: StoredObject = { object, json: JSON.stringify(object), rv, key };
+    if (this.#log) await this.#persist({ rv, op: 'put', key: logKey(storeKey, key), object });
+    this.#rv = rv;
+    const table = this.#table(storeKey);
+    const previous = table.objects.get(key);
+    table.objects.set(key, stored);
+    if (!previous) table.sortedKeys = undefined;
+    this.#emit(storeKey, table, new ChangeEvent(previous ? 'MODIFIED' : 'ADDED', stored, previous));
+    return stored;
+  }
+
+  /** Removes an object and emits DELETED carrying its last state at a new resourceVersion. */
+  async remove(storeKey: string, key: string): Promise<StoredObject | undefined> {
+    const table = this.#table(storeKey);
+    const previous = table.objects.get(key);
+    if (!previous) return undefined;
+    const rv = this.#rv + 1;
+    const object: KubeObject = { ...previous.object, metadata: { ...previous.object.metadata, resourceVersion: String(rv) } };
+    const stored: StoredObject = { object, json: JSON.stringify(object), rv, key };
+    if (this.#log) await this.#persist({ rv, op: 'delete', key: logKey(storeKey, key) });
+    this.#rv = rv;
+    // A concurrent durable write cannot have touched the key: writes are exclusive with a log.
+    table.objects.delete(key);
+    table.sortedKeys = undefined;
+    this.#emit(storeKey, table, new ChangeEvent('DELETED', stored, previous));
+    return stored;
+  }
+
+  #emit(storeKey: string, table: Table, event: ChangeEvent): void {
+    table.history.push(event);
+    this.#listener?.(storeKey, event);
+  }
+
+  async #persist(record: LogRecord): Promise<void> {
+    const log = this.#log as DurableLog;
+    await log.append(record);
+    if (log.needsCompaction()) {
+      // The record just appended is not applied in memory yet: the snapshot includes it explicitly.
+      await log.compact(this.#snapshot(record));
+    }
+  }
+
+  #snapshot(pending: LogRecord): LogRecord[] {
+    const records: LogRecord[] = [];
+    const pendingKey = pending.key;
+    for (const [storeKey, table] of this.#tables) {
+      for (const stored of table.objects.values()) {
+        const key = logKey(storeKey, stored.key);
+        if (key !== pendingKey) records.push({ rv: stored.rv, op: 'put', key, object: stored.object });
+      }
+    }
+    records.sort((a, b) => a.rv - b.rv);
+    if (pending.op === 'put') records.push(pending);
+    records.push({ rv: pending.rv, op: 'delete', key: counterLogKey });
+    return records;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * RFC 6902 JSON Patch, with RFC 6901 JSON Pointers. Written here rather than taken from a library
+ * so that errors carry the status and the messages of the Kubernetes API server (which uses
+ * evanphx/json-patch): a malformed patch is 400 BadRequest; a patch that does not apply (failed
+ * `test`, missing path, index out of range) is 422 Invalid. The input document is never mutated;
+ * the patch is applied atomically to a copy.
+ */
+import { badPatch, patchDoesNotApply } from './patch-error.js';
+import { cloneJson, getOwn, hasOwn, isJsonObject, jsonEqual, setOwn } from './json-value.js';
+import type { JsonObject } from './json-value.js';
+
+/** One validated RFC 6902 operation. */
+type Operation =
+  | { op: 'add' | 'replace' | 'test'; path: string[]; rawPath: string; value: unknown }
+  | { op: 'remove'; path: string[]; rawPath: string }
+  | { op: 'move' | 'copy'; path: string[]; rawPath: string; from: string[]; rawFrom: string };
+
+/** Parses an RFC 6901 pointer into reference tokens (`""` -> `[]`). Throws 400 on a malformed pointer. */
+export function parseJsonPointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  if (!pointer.startsWith('/')) throw badPatch(`invalid JSON pointer ${JSON.stringify(pointer)}: must be empty or start with "/"`);
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((token) => {
+      if (/~[^01]|~$/.test(token)) throw badPatch(`invalid JSON pointer ${JSON.stringify(pointer)}: bad escape in ${JSON.stringify(token)}`);
+      return token.replace(/~1/g, '/').replace(/~0/g, '~');
+    });
+}
+
+function decodeOperations(operations: unknown): Operation[] {
+  if (!Array.isArray(operations)) {
+    throw badPatch(`json: cannot unmarshal ${operations === null ? 'null' : Array.isArray(operations) ? 'array' : typeof operations} into Go value of type jsonpatch.Patch`);
+  }
+  return operations.map((raw: unknown, i): Operation => {
+    if (!isJsonObject(raw)) throw badPatch(`json patch operation ${i} is not an object`);
+    const op = getOwn(raw, 'op');
+    const rawPath = getOwn(raw, 'path');
+    if (typeof op !== 'string') throw badPatch(`json patch operation ${i}: missing "op"`);
+    if (typeof rawPath !== 'string') throw badPatch(`json patch operation ${i} (${op}): missing "path"`);
+    const path = parseJsonPointer(rawPath);
+    switch (op) {
+      case 'add':
+      case 'replace':
+      case 'test':
+        if (!hasOwn(raw, 'value')) throw badPatch(`json patch operation ${i} (${op}): missing "value"`);
+        return { op, path, rawPath, value: raw['value'] };
+      case 'remove':
+        return { op, path, rawPath };
+      case 'move':
+      case 'copy': {
+        const rawFrom = getOwn(raw, 'from');
+        if (typeof rawFrom !== 'string') throw badPatch(`json patch operation ${i} (${op}): missing "from"`);
+        return { op, path, rawPath, from: parseJsonPointer(rawFrom), rawFrom };
+      }
+      default:
+        throw badPatch(`Unexpected kind: ${op}`);
+    }
+  });
+}
+
+/** Array index token: `0` or no leading zero; `-` (append) only where `allowEnd`. */
+function arrayIndex(token: string, length: number, allowEnd: boolean): number {
+  if (allowEnd && token === '-') return length;
+  if (!/^(0|[1-9][0-9]*)$/.test(token)) throw patchDoesNotApply(`Unable to access invalid index: ${token}: invalid index referenced`);
+  const index = Number(token);
+  if (index > length || (!allowEnd && index === length)) {
+    throw patchDoesNotApply(`Unable to access invalid index: ${index}: invalid index referenced`);
+  }
+  return index;
+}
+
+/** The value at `path`, or `undefined` when absent. */
+function valueAt(doc: unknown, path: readonly string[]): unknown {
+  let node = doc;
+  for (const token of path) {
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
+      node = node[Number(token)];
+    } else if (isJsonObject(node)) {
+      node = getOwn(node, token);
+    } else {
+      return undefined;
+    }
+  }
+  return node;
+}
+
+class Applier {
+  constructor(public doc: unknown) {}
+
+  add(path: readonly string[], value: unknown, what: string): void {
+    if (path.length === 0) {
+      this.doc = value;
+      return;
+    }
+    const parent = valueAt(this.doc, path.slice(0, -1));
+    const last = path[path.length - 1]!;
+    if (Array.isArray(parent)) parent.splice(arrayIndex(last, parent.length, true), 0, value);
+    else if (isJsonObject(parent)) setOwn(parent, last, value);
+    else throw patchDoesNotApply(`${what} operation does not apply: doc is missing path: "${formatPath(path)}": missing value`);
+  }
+
+  remove(path: readonly string[], what: string): unknown {
+    if (path.length === 0) throw patchDoesNotApply(`${what} operation does not apply: cannot remove the whole document`);
+    const parent = valueAt(this.doc, path.slice(0, -1));
+    const last = path[path.length - 1]!;
+    if (Array.isArray(parent)) {
+      const index = arrayIndex(last, parent.length, false);
+      return parent.splice(index, 1)[0];
+    }
+    if (isJsonObject(parent) && hasOwn(parent, last)) {
+      const old = parent[last];
+      delete parent[last];
+      return old;
+    }
+    throw patchDoesNotApply(
+      what === 'remove'
+        ? `unable to remove nonexistent key: ${last}: missing value`
+        : `${what} operation does not apply: doc is missing key: ${formatPath(path)}: missing value`,
+    );
+  }
+
+  apply(op: Operation): void {
+    switch (op.op) {
+      case 'add':
+        this.add(op.path, cloneJson(op.value), 'add');
+        return;
+      case 'remove':
+        this.remove(op.path, 'remove');
+        return;
+      case 'replace':
+        if (op.path.length === 0) {
+          this.doc = cloneJson(op.value);
+          return;
+        }
+        this.remove(op.path, 'replace');
+        this.add(op.path, cloneJson(op.value), 'replace');
+        return;
+      case 'test': {
+        const actual = valueAt(this.doc, op.path);
+        if (actual === undefined || !jsonEqual(actual, op.value)) throw patchDoesNotApply(`testing value ${op.rawPath} failed: test failed`);
+        return;
+      }
+      case 'move': {
+        if (op.rawFrom === op.rawPath) {
+          if (valueAt(this.doc, op.from) === undefined) throw missingFrom('move', op.rawFrom);
+          return;
+        }
+        if (op.rawPath.startsWith(`${op.rawFrom}/`)) {
+          throw patchDoesNotApply(`move operation does not apply: cannot move ${op.rawFrom} into its own child ${op.rawPath}`);
+        }
+        if (valueAt(this.doc, op.from) === undefined) throw missingFrom('move', op.rawFrom);
+        const value = this.remove(op.from, 'move');
+        this.add(op.path, value, 'move');
+        return;
+      }
+      case 'copy': {
+        const value = valueAt(this.doc, op.from);
+        if (value === undefined) throw missingFrom('copy', op.rawFrom);
+        this.add(op.path, cloneJson(value), 'copy');
+        return;
+      }
+    }
+  }
+}
+
+function missingFrom(what: string, from: string) {
+  return patchDoesNotApply(`${what} operation does not apply: doc is missing from path: ${from}: missing value`);
+}
+
+function formatPath(path: readonly string[]): string {
+  return `/${path.map((t) => t.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+}
+
+/**
+ * Applies an RFC 6902 JSON Patch to a copy of `doc` and returns the copy; `doc` is not mutated.
+ *
+ * @throws {@link PatchError} 400 when `operations` is not a well-formed patch, 422 when an
+ *   operation does not apply (e.g. `testing value /metadata/finalizers/0 failed: test failed`) or
+ *   the result is not a JSON object.
+ */
+export function applyJsonPatch(doc: Record<string, unknown>, operations: unknown): Record<string, unknown> {
+  const ops = decodeOperations(operations);
+  const applier = new Applier(cloneJson(doc));
+  for (const op of ops) applier.apply(op);
+  if (!isJsonObject(applier.doc)) throw patchDoesNotApply('the patched document is not a JSON object');
+  return applier.doc satisfies JsonObject;
+}

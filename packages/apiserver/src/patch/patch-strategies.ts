@@ -1,0 +1,45 @@
+/**
+ * The `patchStrategy`/`patchMergeKey` tags of the built-in types kubeloop serves, as the Go types
+ * declare them. Strategic merge patch merges maps always, and lists only where a type says so;
+ * every other list is replaced.
+ */
+
+/** How strategic merge treats one field. */
+export interface FieldStrategy {
+  /** `patchStrategy:"merge"` on a list: merge items (by {@link mergeKey}, or as a set of primitives). */
+  readonly mergeList?: { readonly mergeKey?: string };
+  /** Strategies of the fields of this object (or of each item, for a list). */
+  readonly fields?: Readonly<Record<string, FieldStrategy>>;
+}
+
+const objectMeta: FieldStrategy = {
+  fields: {
+    // ObjectMeta: `Finalizers []string patchStrategy:"merge"`; `OwnerReferences patchStrategy:"merge" patchMergeKey:"uid"`.
+    finalizers: { mergeList: {} },
+    ownerReferences: { mergeList: { mergeKey: 'uid' } },
+  },
+};
+
+const withMetadataOnly: FieldStrategy = { fields: { metadata: objectMeta } };
+
+const byGroupKind: ReadonlyMap<string, FieldStrategy> = new Map<string, FieldStrategy>([
+  // NamespaceStatus: `Conditions []NamespaceCondition patchStrategy:"merge" patchMergeKey:"type"`.
+  ['/Namespace', { fields: { metadata: objectMeta, status: { fields: { conditions: { mergeList: { mergeKey: 'type' } } } } } }],
+  ['/ConfigMap', withMetadataOnly],
+  ['/Secret', withMetadataOnly],
+  ['/Event', withMetadataOnly],
+  ['events.k8s.io/Event', withMetadataOnly],
+  ['coordination.k8s.io/Lease', withMetadataOnly],
+  // apiextensions types carry no patch strategies: their lists (versions, conditions) are replaced.
+  ['apiextensions.k8s.io/CustomResourceDefinition', withMetadataOnly],
+]);
+
+/**
+ * The strategy tree for an object of `apiVersion`/`kind`. Kinds without a table get the
+ * ObjectMeta strategies only (the server refuses strategic merge for custom resources before
+ * getting here).
+ */
+export function strategyFor(apiVersion: unknown, kind: unknown): FieldStrategy {
+  const group = typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  return byGroupKind.get(`${group}/${String(kind)}`) ?? withMetadataOnly;
+}

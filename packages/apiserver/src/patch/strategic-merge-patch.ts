@@ -1,0 +1,160 @@
+/**
+ * Strategic merge patch (`application/strategic-merge-patch+json`) for the built-in kinds kubeloop
+ * serves, following apimachinery's `strategicpatch`:
+ *
+ * 1. Maps merge recursively; `null` deletes a field.
+ * 2. Lists are replaced, except lists tagged `patchStrategy:"merge"` (see {@link strategyFor}):
+ *    lists of objects merge item by item on their merge key (new items appended), lists of
+ *    primitives merge as ordered sets.
+ * 3. Directives: `$patch: replace | delete | merge` on a map or as a list item,
+ *    `$retainKeys`, `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>`. Directives never
+ *    end up in the stored object.
+ *
+ * Caveat: server-only items of a reordered list (`$setElementOrder`) go after the ordered ones,
+ * where the real server interleaves them.
+ */
+import { badPatch, patchDoesNotApply } from './patch-error.js';
+import { cloneJson, getOwn, hasOwn, isJsonObject, jsonEqual, setOwn } from './json-value.js';
+import type { JsonObject } from './json-value.js';
+import { strategyFor } from './patch-strategies.js';
+import type { FieldStrategy } from './patch-strategies.js';
+
+const deleteMarker = Symbol('delete');
+const deletePrefix = '$deleteFromPrimitiveList/';
+const orderPrefix = '$setElementOrder/';
+
+function patchDirective(map: JsonObject): 'replace' | 'delete' | 'merge' | undefined {
+  const directive = getOwn(map, '$patch');
+  if (directive === undefined) return undefined;
+  if (directive === 'replace' || directive === 'delete' || directive === 'merge') return directive;
+  throw badPatch(`Unknown patch type: ${JSON.stringify(directive)} in map: ${JSON.stringify(map)}`);
+}
+
+/** A copy of a patch value with every directive removed (what a newly added value looks like). */
+function stripDirectives(value: unknown): unknown {
+  if (Array.isArray(value)) return value.filter((v) => !(isJsonObject(v) && patchDirective(v) !== undefined && Object.keys(v).length === 1)).map(stripDirectives);
+  if (!isJsonObject(value)) return value;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k.startsWith('$')) continue;
+    if (v !== null) setOwn(out, k, stripDirectives(v));
+  }
+  return out;
+}
+
+function mergeMap(original: JsonObject, patch: JsonObject, strategy: FieldStrategy | undefined): JsonObject | typeof deleteMarker {
+  const directive = patchDirective(patch);
+  if (directive === 'delete') return deleteMarker;
+  if (directive === 'replace') return stripDirectives(patch) as JsonObject;
+
+  const retainKeys = getOwn(patch, '$retainKeys');
+  if (retainKeys !== undefined) {
+    if (!Array.isArray(retainKeys) || !retainKeys.every((k) => typeof k === 'string')) {
+      throw badPatch('invalid patch: $retainKeys must be a list of strings');
+    }
+    for (const key of Object.keys(patch)) {
+      if (!key.startsWith('$') && patch[key] !== null && !retainKeys.includes(key)) {
+        throw patchDoesNotApply(`patch content doesn't match retainKeys list: ${key} is not in ${JSON.stringify(retainKeys)}`);
+      }
+    }
+  }
+
+  // Deletions from primitive lists first, so that the same patch can remove one value and add another.
+  for (const [key, value] of Object.entries(patch)) {
+    if (!key.startsWith(deletePrefix)) continue;
+    if (!Array.isArray(value)) throw badPatch(`invalid patch: ${key} must be a list`);
+    const field = key.slice(deletePrefix.length);
+    const list = getOwn(original, field);
+    if (Array.isArray(list)) setOwn(original, field, list.filter((item) => !value.some((v) => jsonEqual(v, item))));
+  }
+
+  for (const [key, value] of Object.entries(patch)) {
+    if (key.startsWith('$')) continue;
+    if (value === null) {
+      delete original[key];
+      continue;
+    }
+    const fieldStrategy = strategy?.fields?.[key];
+    const existing = getOwn(original, key);
+    if (isJsonObject(value)) {
+      const merged = mergeMap(isJsonObject(existing) ? existing : {}, value, fieldStrategy);
+      if (merged === deleteMarker) delete original[key];
+      else setOwn(original, key, merged);
+    } else if (Array.isArray(value)) {
+      setOwn(original, key, fieldStrategy?.mergeList ? mergeList(Array.isArray(existing) ? existing : [], value, fieldStrategy) : stripDirectives(value));
+    } else {
+      setOwn(original, key, value);
+    }
+  }
+
+  for (const [key, order] of Object.entries(patch)) {
+    if (!key.startsWith(orderPrefix)) continue;
+    if (!Array.isArray(order)) throw badPatch(`invalid patch: ${key} must be a list`);
+    const field = key.slice(orderPrefix.length);
+    const list = getOwn(original, field);
+    if (Array.isArray(list)) setOwn(original, field, reorder(list, order, strategy?.fields?.[field]?.mergeList?.mergeKey));
+  }
+
+  if (Array.isArray(retainKeys)) {
+    for (const key of Object.keys(original)) if (!retainKeys.includes(key)) delete original[key];
+  }
+  return original;
+}
+
+function mergeList(original: unknown[], patch: unknown[], strategy: FieldStrategy): unknown[] {
+  if (patch.some((item) => isJsonObject(item) && getOwn(item, '$patch') === 'replace')) {
+    return stripDirectives(patch.filter((item) => !(isJsonObject(item) && getOwn(item, '$patch') === 'replace'))) as unknown[];
+  }
+  const mergeKey = strategy.mergeList?.mergeKey;
+  const result = original.slice();
+  if (mergeKey === undefined) {
+    for (const item of patch) {
+      if (isJsonObject(item) || Array.isArray(item)) throw badPatch('invalid patch: a list of primitives may only contain primitives');
+      if (!result.some((v) => jsonEqual(v, item))) result.push(item);
+    }
+    return result;
+  }
+  for (const item of patch) {
+    if (!isJsonObject(item)) throw badPatch(`invalid patch: items of a list merged by ${mergeKey} must be maps`);
+    if (!hasOwn(item, mergeKey)) throw patchDoesNotApply(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
+    const key = item[mergeKey];
+    const index = result.findIndex((v) => isJsonObject(v) && jsonEqual(getOwn(v, mergeKey), key));
+    if (patchDirective(item) === 'delete') {
+      if (index >= 0) result.splice(index, 1);
+      continue;
+    }
+    if (index < 0) {
+      result.push(stripDirectives(item));
+      continue;
+    }
+    const merged = mergeMap(result[index] as JsonObject, item, strategy);
+    if (merged === deleteMarker) result.splice(index, 1);
+    else result[index] = merged;
+  }
+  return result;
+}
+
+function reorder(list: unknown[], order: unknown[], mergeKey: string | undefined): unknown[] {
+  const identity = (v: unknown): unknown => (mergeKey !== undefined && isJsonObject(v) ? getOwn(v, mergeKey) : v);
+  const remaining = list.slice();
+  const ordered: unknown[] = [];
+  for (const wanted of order) {
+    const index = remaining.findIndex((v) => jsonEqual(identity(v), identity(wanted)));
+    if (index >= 0) ordered.push(...remaining.splice(index, 1));
+  }
+  return [...ordered, ...remaining];
+}
+
+/**
+ * Applies a strategic merge patch to a copy of `doc` and returns the copy; `doc` is not mutated.
+ * The patch strategies come from `doc`'s `apiVersion` and `kind`.
+ *
+ * @throws {@link PatchError} 400 for a patch that is not an object or a malformed directive,
+ *   422 for a list item without its merge key or content outside `$retainKeys`.
+ */
+export function applyStrategicMergePatch(doc: Record<string, unknown>, patch: unknown): Record<string, unknown> {
+  if (!isJsonObject(patch)) throw badPatch(`strategic merge patch must be a JSON object, got ${patch === null ? 'null' : Array.isArray(patch) ? 'an array' : typeof patch}`);
+  const merged = mergeMap(cloneJson(doc), patch, strategyFor(doc['apiVersion'], doc['kind']));
+  if (merged === deleteMarker) throw badPatch('a strategic merge patch cannot delete the whole object ($patch: delete at the top level)');
+  return merged;
+}

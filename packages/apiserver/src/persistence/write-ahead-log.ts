@@ -1,0 +1,357 @@
+/**
+ * The API server's write-ahead log: every acknowledged write is appended here before the client
+ * gets its answer, and the log is replayed when the server starts on the same data directory.
+ *
+ * Flow: {@link WriteAheadLog.open} replays `wal.log` (stopping at the first torn or corrupt
+ * record, which it reports and cuts off) -> the server appends one record per write ->
+ * when {@link WriteAheadLog.needsCompaction} says so, the server passes a snapshot of its live
+ * objects to {@link WriteAheadLog.compact}, which replaces the file atomically.
+ *
+ * Durability ({@link FsyncPolicy}), what a resolved {@link WriteAheadLog.append} guarantees:
+ * - `always`: the record is on stable storage (fdatasync) — survives a process crash and a power
+ *   loss. Appends that arrive while an fsync runs are written and synced together afterwards
+ *   (group commit), so concurrent writers share fsyncs.
+ * - `batch`: the record is in the operating system (write(2) returned) — survives a process crash;
+ *   an fsync follows within 10 ms, so a power loss can lose at most the last ~10 ms of writes.
+ * - `never`: the record is in the operating system — survives a process crash; the OS flushes
+ *   when it likes (fsync only on compaction and close).
+ *
+ * Guarantees: records replay in append order; a record is either replayed whole or not at all;
+ * a failed write is rolled back (file truncated to the last good record) and rejected.
+ * Caveats: one process per directory (no lock file); a corrupt record in the middle of the file
+ * ends the replay there — the discarded bytes are saved beside the log for inspection.
+ */
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KubeloopError } from '@kubeloop/resource';
+import { decodeRecords, encodeRecord } from './wal-record-codec.js';
+import type { WalCorruption, WalRecord } from './wal-record-codec.js';
+
+export type { WalRecord, WalCorruption } from './wal-record-codec.js';
+
+/** When appends reach stable storage; see the module documentation. */
+export type FsyncPolicy = 'always' | 'batch' | 'never';
+
+/** Options of {@link WriteAheadLog.open}. */
+export interface WriteAheadLogOptions {
+  /** Durability of each append (see {@link FsyncPolicy}). No default: the caller chooses. */
+  fsync: FsyncPolicy;
+  /**
+   * {@link WriteAheadLog.needsCompaction} turns true once the file is this large (and at least twice
+   * its size after the last compaction, so that a large live set does not compact in a loop).
+   * Default: 64 MiB.
+   */
+  compactAfterBytes?: number;
+}
+
+/** What {@link WriteAheadLog.open} found. */
+export interface WriteAheadLogOpenResult {
+  /** The log, ready for appends after the valid records. */
+  log: WriteAheadLog;
+  /** Every valid record, in append order. */
+  records: WalRecord[];
+  /** Set when the file ended in a torn or corrupt record; the file was cut back to `offset`. */
+  corruption?: WalCorruption & { /** Where the discarded bytes were saved. */ savedTo: string };
+}
+
+/** A failure of the write-ahead log itself (closed, or broken by an I/O error). */
+export class WalError extends KubeloopError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('WalError', message, options);
+  }
+}
+
+/** File name of the log inside its directory. */
+export const walFileName = 'wal.log';
+const compactingSuffix = '.compacting';
+const batchSyncIntervalMs = 10;
+const defaultCompactAfterBytes = 64 * 1024 * 1024;
+const compactChunkBytes = 1024 * 1024;
+
+type Operation =
+  | { kind: 'append'; data: Buffer; resolve: () => void; reject: (err: unknown) => void }
+  | { kind: 'compact'; snapshot: readonly WalRecord[]; resolve: () => void; reject: (err: unknown) => void }
+  | { kind: 'sync'; resolve: () => void; reject: (err: unknown) => void }
+  | { kind: 'close'; resolve: () => void; reject: (err: unknown) => void };
+
+async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < data.length) {
+    const { bytesWritten } = await handle.write(data, offset, data.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** An append-only, checksummed, compactable log of writes. Create with {@link WriteAheadLog.open}. */
+export class WriteAheadLog {
+  private readonly ops: Operation[] = [];
+  private draining = false;
+  private dirty = false;
+  private syncTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private failure: unknown;
+  private sizeAfterCompaction: number;
+
+  private constructor(
+    private readonly dir: string,
+    private handle: FileHandle,
+    private size: number,
+    private readonly policy: FsyncPolicy,
+    private readonly compactAfterBytes: number,
+  ) {
+    this.sizeAfterCompaction = size;
+  }
+
+  /**
+   * Opens (creating if needed) the log in `dir`, replays it and cuts off a torn or corrupt tail.
+   *
+   * @throws {@link WalError} for invalid options; I/O errors as they come.
+   */
+  static async open(dir: string, options: WriteAheadLogOptions): Promise<WriteAheadLogOpenResult> {
+    if (options.fsync !== 'always' && options.fsync !== 'batch' && options.fsync !== 'never') {
+      throw new WalError(`fsync must be 'always', 'batch' or 'never', got ${JSON.stringify(options.fsync)}`);
+    }
+    const compactAfterBytes = options.compactAfterBytes ?? defaultCompactAfterBytes;
+    if (!Number.isFinite(compactAfterBytes) || compactAfterBytes <= 0) throw new WalError('compactAfterBytes must be a positive number');
+
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, walFileName);
+    // A compaction that crashed before its rename left only a temporary file: the log is intact.
+    await rm(path + compactingSuffix, { force: true });
+
+    let contents: Buffer;
+    let created = false;
+    try {
+      contents = await readFile(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      contents = Buffer.alloc(0);
+      created = true;
+    }
+    const { records, validLength, corruption } = decodeRecords(contents);
+
+    let saved: string | undefined;
+    if (validLength < contents.length) {
+      saved = join(dir, `${walFileName}.corrupt-${validLength}-${Date.now()}`);
+      await writeFile(saved, contents.subarray(validLength));
+      const truncating = await open(path, 'r+');
+      try {
+        await truncating.truncate(validLength);
+        await truncating.sync();
+      } finally {
+        await truncating.close();
+      }
+    }
+    const handle = await open(path, 'a');
+    if (created) await syncDirectory(dir);
+    const log = new WriteAheadLog(dir, handle, validLength, options.fsync, compactAfterBytes);
+    const result: WriteAheadLogOpenResult = { log, records };
+    if (corruption !== undefined && saved !== undefined) result.corruption = { ...corruption, savedTo: saved };
+    return result;
+  }
+
+  /** Size of the log file in bytes, including appends not yet synced. */
+  get sizeBytes(): number {
+    return this.size;
+  }
+
+  /**
+   * Appends a record. Resolves once it is as durable as the {@link FsyncPolicy} promises;
+   * appends resolve in call order. Rejects with {@link WalError} after {@link close} or an I/O failure.
+   */
+  append(record: WalRecord): Promise<void> {
+    return this.enqueue((resolve, reject) => ({ kind: 'append', data: encodeRecord(record), resolve, reject }));
+  }
+
+  /** True when the file has grown enough that the server should call {@link compact}. */
+  needsCompaction(): boolean {
+    return this.size >= Math.max(this.compactAfterBytes, 2 * this.sizeAfterCompaction);
+  }
+
+  /**
+   * Replaces the log with `snapshot` (the live objects): writes a new file, fsyncs it, renames it
+   * over the old one and fsyncs the directory. Appends made before this call are written to the old
+   * file first (the snapshot must already contain them); appends made after it go to the new file.
+   */
+  compact(snapshot: readonly WalRecord[]): Promise<void> {
+    return this.enqueue((resolve, reject) => ({ kind: 'compact', snapshot, resolve, reject }));
+  }
+
+  /** Writes and syncs pending appends, then closes the file. Later appends reject. */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return this.enqueue((resolve, reject) => ({ kind: 'close', resolve, reject }));
+  }
+
+  private enqueue(make: (resolve: () => void, reject: (err: unknown) => void) => Operation): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) {
+        reject(new WalError('write-ahead log is closed'));
+        return;
+      }
+      if (this.failure !== undefined) {
+        reject(new WalError('write-ahead log failed earlier and accepts no more writes', { cause: this.failure }));
+        return;
+      }
+      this.ops.push(make(resolve, reject));
+      if (this.ops[this.ops.length - 1]?.kind === 'close') this.closed = true;
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.draining) return;
+    this.draining = true;
+    this.drain()
+      .catch((err: unknown) => {
+        // Not expected (every operation handles its own errors), but never leave callers hanging.
+        this.failure ??= err;
+        for (const op of this.ops.splice(0)) op.reject(new WalError('write-ahead log failed', { cause: err }));
+      })
+      .finally(() => {
+        this.draining = false;
+        if (this.ops.length > 0) this.kick();
+      });
+  }
+
+  // The single writer: takes every queued append at once (group commit), or one other operation.
+  private async drain(): Promise<void> {
+    while (this.ops.length > 0) {
+      const first = this.ops[0]!;
+      if (first.kind === 'append') {
+        let n = 1;
+        while (n < this.ops.length && this.ops[n]!.kind === 'append') n++;
+        const batch = this.ops.splice(0, n) as Extract<Operation, { kind: 'append' }>[];
+        await this.writeBatch(batch);
+        continue;
+      }
+      this.ops.shift();
+      try {
+        if (first.kind === 'compact') await this.doCompact(first.snapshot);
+        else if (first.kind === 'sync') await this.syncIfDirty();
+        else await this.doClose();
+        first.resolve();
+      } catch (err) {
+        first.reject(err);
+      }
+    }
+  }
+
+  private async writeBatch(batch: Extract<Operation, { kind: 'append' }>[]): Promise<void> {
+    if (this.failure !== undefined) {
+      for (const op of batch) op.reject(new WalError('write-ahead log failed earlier and accepts no more writes', { cause: this.failure }));
+      return;
+    }
+    const data = batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((op) => op.data));
+    try {
+      await writeFully(this.handle, data);
+      this.size += data.length;
+      this.dirty = true;
+      if (this.policy === 'always') await this.syncIfDirty();
+      else if (this.policy === 'batch') this.scheduleSync();
+    } catch (err) {
+      await this.rollBack(err);
+      for (const op of batch) op.reject(new WalError(`write-ahead log append failed: ${(err as Error).message}`, { cause: err }));
+      return;
+    }
+    for (const op of batch) op.resolve();
+  }
+
+  // Cuts a partly written batch off so that the records after it stay replayable; if even that
+  // fails, the log refuses further writes rather than risk acknowledging unreadable ones.
+  private async rollBack(err: unknown): Promise<void> {
+    try {
+      await this.handle.truncate(this.size);
+      await this.handle.datasync();
+    } catch {
+      this.failure = err;
+    }
+  }
+
+  private scheduleSync(): void {
+    if (this.syncTimer !== undefined) return;
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = undefined;
+      if (this.closed || this.failure !== undefined) return;
+      this.ops.push({ kind: 'sync', resolve: () => undefined, reject: () => undefined });
+      this.kick();
+    }, batchSyncIntervalMs);
+    this.syncTimer.unref();
+  }
+
+  private async syncIfDirty(): Promise<void> {
+    if (!this.dirty) return;
+    this.dirty = false;
+    try {
+      await this.handle.datasync();
+    } catch (err) {
+      this.dirty = true;
+      throw err;
+    }
+  }
+
+  private async doCompact(snapshot: readonly WalRecord[]): Promise<void> {
+    if (this.failure !== undefined) throw new WalError('write-ahead log failed earlier; cannot compact', { cause: this.failure });
+    const path = join(this.dir, walFileName);
+    const temporary = path + compactingSuffix;
+    let written = 0;
+    const out = await open(temporary, 'w');
+    try {
+      let chunk: Buffer[] = [];
+      let chunkBytes = 0;
+      for (const record of snapshot) {
+        const line = encodeRecord(record);
+        chunk.push(line);
+        chunkBytes += line.length;
+        if (chunkBytes >= compactChunkBytes) {
+          await writeFully(out, Buffer.concat(chunk));
+          written += chunkBytes;
+          chunk = [];
+          chunkBytes = 0;
+        }
+      }
+      if (chunkBytes > 0) await writeFully(out, Buffer.concat(chunk));
+      written += chunkBytes;
+      await out.sync();
+    } catch (err) {
+      await out.close().catch(() => undefined);
+      await rm(temporary, { force: true });
+      throw err;
+    }
+    await out.close();
+    await rename(temporary, path);
+    try {
+      await syncDirectory(this.dir);
+      const previous = this.handle;
+      this.handle = await open(path, 'a');
+      await previous.close();
+    } catch (err) {
+      // The new file is in place but we may not be able to write to it: stop accepting writes.
+      this.failure = err;
+      throw err;
+    }
+    this.size = written;
+    this.sizeAfterCompaction = written;
+    this.dirty = false;
+  }
+
+  private async doClose(): Promise<void> {
+    if (this.syncTimer !== undefined) clearTimeout(this.syncTimer);
+    this.syncTimer = undefined;
+    try {
+      if (this.failure === undefined) await this.syncIfDirty();
+    } finally {
+      await this.handle.close();
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * A resource type the server serves: its names (for URLs, discovery and messages), its scope,
+ * and the few rules in which kinds differ (generation, status subresource, how a body is decoded
+ * and validated). Built-in kinds and CRD-defined kinds are both described by one of these.
+ */
+import type { KubeObject } from '@kubeloop/resource';
+import type { NameRule } from './name-validation.js';
+import type { FieldProblem } from './status-error.js';
+
+/** How a write asks unknown fields to be handled (`fieldValidation` query parameter). */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** What a decode hook may report besides throwing. */
+export interface DecodeResult {
+  /** Dotted paths of fields that were dropped because the kind does not know them. */
+  readonly unknownFields: readonly string[];
+}
+
+/** A resource type served by the API server. */
+export interface ResourceType {
+  /** API group; '' for core. */
+  readonly group: string;
+  /** Served versions, the preferred (and storage) version first. */
+  readonly versions: readonly string[];
+  /** The version objects are stored in. */
+  readonly storageVersion: string;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  readonly verbs: readonly string[];
+  /** The `/status` subresource exists: the main resource ignores status, `/status` writes only status. */
+  readonly statusSubresource: boolean;
+  /** `metadata.generation` is maintained (custom resources, CRDs). */
+  readonly hasGeneration: boolean;
+  /** Defined by a CRD: no strategic merge patch, updates must carry a resourceVersion, deletes return the object. */
+  readonly custom: boolean;
+  /** An update (PUT) without `metadata.resourceVersion` is accepted (built-ins) rather than 422 (custom resources, CRDs). */
+  readonly allowUnconditionalUpdate: boolean;
+  /** Which rule object names follow: DNS subdomain (most kinds) or DNS label (namespaces). */
+  readonly nameRule: NameRule;
+  /** Deletes answer the deleted object rather than a `Status`. */
+  readonly returnsDeletedObject: boolean;
+  /** Field selector labels besides `metadata.name` and `metadata.namespace`. */
+  readonly extraSelectableFields: readonly string[];
+  /** Printer columns for `kubectl get` Tables (besides NAME and AGE). */
+  readonly printerColumns: readonly PrinterColumn[];
+  /**
+   * Checks the shape of a body and drops fields the kind does not know, in place.
+   * Throws a StatusError (400 for undecodable bodies). Default: accept anything.
+   */
+  decode?(obj: KubeObject, version: string): DecodeResult;
+  /** Kind-specific validation of a new object (and of an update, given the old one). */
+  validate?(obj: KubeObject, old: KubeObject | undefined, version: string): FieldProblem[];
+  /** Server-set fields on create (status of a CRD, phase of a namespace...). */
+  prepareCreate?(obj: KubeObject): void;
+  /** Server-set fields on update. */
+  prepareUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** The OpenAPI v3 schema of the kind at a version (for `/openapi/v3`). */
+  openApiSchema(version: string): Record<string, unknown>;
+}
+
+/** One printer column (CRD `additionalPrinterColumns`). */
+export interface PrinterColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly jsonPath: string;
+  readonly description?: string;
+  readonly priority?: number;
+  readonly format?: string;
+}
+
+/** `group/version`, or `version` for core. */
+export function apiVersionOf(type: { group: string }, version: string): string {
+  return type.group ? `${type.group}/${version}` : version;
+}
+
+/** The key under which a type's objects are stored: `group/plural`. Versions share one store. */
+export function storeKeyOf(type: { group: string; plural: string }): string {
+  return `${type.group}/${type.plural}`;
+}
+
+/** The verbs of an ordinary resource. */
+export const allVerbs: readonly string[] = Object.freeze(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);

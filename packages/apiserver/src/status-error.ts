@@ -1,0 +1,199 @@
+/**
+ * Failures the API server answers with a Kubernetes `Status` body. Every handler throws a
+ * {@link StatusError}; the HTTP layer turns it into the response. The messages and reasons are
+ * the real kube-apiserver's, because clients (kubectl, client-node, our own) match on them.
+ */
+import { KubeloopError } from '@kubeloop/resource';
+import type { Status, StatusCause, StatusDetails } from '@kubeloop/resource';
+
+/** A request failure with the `Status` body to send. */
+export class StatusError extends KubeloopError {
+  /** The `Status` object sent as the response body. */
+  readonly status: Status;
+  /** Seconds for the `Retry-After` header, when set. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(status: Status, retryAfterSeconds?: number) {
+    super('StatusError', status.message ?? status.reason ?? `HTTP ${status.code}`);
+    this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** True for a {@link StatusError}. */
+export function isStatusError(err: unknown): err is StatusError {
+  return err instanceof StatusError;
+}
+
+/** What names a resource in messages: `widgets.example.com`, or `configmaps` for the core group. */
+export interface ResourceName {
+  readonly group: string;
+  readonly plural: string;
+}
+
+/** What names a kind in validation messages: `Widget.example.com`, or `ConfigMap` for the core group. */
+export interface KindName {
+  readonly group: string;
+  readonly kind: string;
+}
+
+/** `widgets.example.com` / `configmaps`: the qualified resource as kube-apiserver prints it. */
+export function qualifiedResource(r: ResourceName): string {
+  return r.group ? `${r.plural}.${r.group}` : r.plural;
+}
+
+/** `Widget.example.com` / `ConfigMap`: the qualified kind as kube-apiserver prints it. */
+export function qualifiedKind(k: KindName): string {
+  return k.group ? `${k.kind}.${k.group}` : k.kind;
+}
+
+function status(code: number, reason: string, message: string, details?: StatusDetails): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details) s.details = details;
+  return s;
+}
+
+function resourceDetails(r: ResourceName, name: string): StatusDetails {
+  const d: StatusDetails = { name };
+  if (r.group) d.group = r.group;
+  d.kind = r.plural;
+  return d;
+}
+
+/** 404 `widgets.example.com "w1" not found`. */
+export function notFound(r: ResourceName, name: string): StatusError {
+  return new StatusError(status(404, 'NotFound', `${qualifiedResource(r)} "${name}" not found`, resourceDetails(r, name)));
+}
+
+/** 404 for a path that names no resource (kube-apiserver's plain `the server could not find the requested resource`). */
+export function pathNotFound(): StatusError {
+  return new StatusError(status(404, 'NotFound', 'the server could not find the requested resource', {}));
+}
+
+/** 409 AlreadyExists. */
+export function alreadyExists(r: ResourceName, name: string): StatusError {
+  return new StatusError(status(409, 'AlreadyExists', `${qualifiedResource(r)} "${name}" already exists`, resourceDetails(r, name)));
+}
+
+/** 409 Conflict with the given detail, e.g. the stale-resourceVersion message. */
+export function conflict(r: ResourceName, name: string, detail: string): StatusError {
+  return new StatusError(status(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(r)} "${name}": ${detail}`, resourceDetails(r, name)));
+}
+
+/** The detail of a 409 for a stale resourceVersion. */
+export const objectModifiedDetail = 'the object has been modified; please apply your changes to the latest version and try again';
+
+/** 409 for a write carrying a stale resourceVersion. */
+export function staleConflict(r: ResourceName, name: string): StatusError {
+  return conflict(r, name, objectModifiedDetail);
+}
+
+/** One field problem of a 422 (the cause and the `field: message` text). */
+export interface FieldProblem {
+  /** `FieldValueInvalid`, `FieldValueRequired`, `FieldValueForbidden`, `FieldValueNotSupported`... */
+  readonly reason: string;
+  /** The message without the field, e.g. `Invalid value: "x": must be ...` or `Required value`. */
+  readonly message: string;
+  /** The JSON path, e.g. `spec.replicas`. */
+  readonly field: string;
+}
+
+/** 422 Invalid: `Widget.example.com "w1" is invalid: spec.replicas: Invalid value: ...`, with `details.causes`. */
+export function invalid(k: KindName, name: string, problems: readonly FieldProblem[]): StatusError {
+  const texts = problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message));
+  const joined = texts.length === 1 ? (texts[0] ?? '') : `[${texts.join(', ')}]`;
+  const causes: StatusCause[] = problems.map((p) => ({ reason: p.reason, message: p.message, field: p.field }));
+  const details: StatusDetails = {};
+  if (name) details.name = name;
+  if (k.group) details.group = k.group;
+  details.kind = k.kind;
+  details.causes = causes;
+  return new StatusError(status(422, 'Invalid', `${qualifiedKind(k)} "${name}" is invalid: ${joined}`, details));
+}
+
+/** Quotes a value the way Go's `%#v`-ish field errors do (strings quoted, the rest as JSON). */
+export function formatFieldValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === undefined) return 'null';
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? '[]interface {}{...}' : 'map[string]interface {}{...}';
+  return String(value as number | boolean | null);
+}
+
+/** A `FieldValueInvalid` problem. */
+export function invalidValue(field: string, value: unknown, detail: string): FieldProblem {
+  return { reason: 'FieldValueInvalid', message: `Invalid value: ${formatFieldValue(value)}: ${detail}`, field };
+}
+
+/** A `FieldValueRequired` problem. */
+export function requiredValue(field: string, detail?: string): FieldProblem {
+  return { reason: 'FieldValueRequired', message: detail ? `Required value: ${detail}` : 'Required value', field };
+}
+
+/** A `FieldValueForbidden` problem. */
+export function forbiddenValue(field: string, detail: string): FieldProblem {
+  return { reason: 'FieldValueForbidden', message: `Forbidden: ${detail}`, field };
+}
+
+/** A `FieldValueNotSupported` problem. */
+export function unsupportedValue(field: string, value: unknown, supported: readonly string[]): FieldProblem {
+  const list = supported.map((s) => JSON.stringify(s)).join(', ');
+  return { reason: 'FieldValueNotSupported', message: `Unsupported value: ${formatFieldValue(value)}: supported values: ${list}`, field };
+}
+
+/** 400 BadRequest. */
+export function badRequest(message: string): StatusError {
+  return new StatusError(status(400, 'BadRequest', message));
+}
+
+/** 403 Forbidden: `configmaps "x" is forbidden: <detail>`. */
+export function forbidden(r: ResourceName, name: string, detail: string): StatusError {
+  return new StatusError(status(403, 'Forbidden', `${qualifiedResource(r)} "${name}" is forbidden: ${detail}`, resourceDetails(r, name)));
+}
+
+/** 405 MethodNotAllowed. */
+export function methodNotAllowed(): StatusError {
+  return new StatusError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+}
+
+/** 410 Expired, as in a watch `ERROR` event or a list with a too-old continue token. */
+export function expired(message: string): StatusError {
+  return new StatusError(status(410, 'Expired', message));
+}
+
+/** 410 Expired for a watch resuming before the kept history. */
+export function tooOldResourceVersion(requested: number, oldest: number): StatusError {
+  return expired(`too old resource version: ${requested} (${oldest})`);
+}
+
+/** 413 RequestEntityTooLarge. */
+export function entityTooLarge(limit: number): StatusError {
+  return new StatusError(status(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`));
+}
+
+/** 415 UnsupportedMediaType listing the accepted media types. */
+export function unsupportedMediaType(accepted: readonly string[]): StatusError {
+  return new StatusError(
+    status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
+  );
+}
+
+/** 504 for a read asking for a resourceVersion the server has not reached yet. */
+export function resourceVersionTooLarge(requested: number, current: number): StatusError {
+  return new StatusError(
+    status(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    }),
+  );
+}
+
+/** 500 InternalError wrapping an unexpected failure. */
+export function internalError(message: string): StatusError {
+  return new StatusError(status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
+}
+
+/** A Status for an injected fault (any code), with the conventional reason. */
+export function faultStatus(code: number, reason: string, message: string, retryAfterSeconds?: number): StatusError {
+  const details: StatusDetails | undefined = retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
+  return new StatusError(status(code, reason, message, details), retryAfterSeconds);
+}

@@ -1,0 +1,115 @@
+/**
+ * Validation, pruning and defaulting of custom resources against their CRD's structural
+ * `openAPIV3Schema`, the way kube-apiserver does it: Ajv does the validating, this module only
+ * translates the schema dialect in ({@link toAjvSchema}) and the errors out ({@link causesFromAjvErrors}).
+ *
+ * Flow on a write, as in the real server: {@link CrdSchemaValidator.prune} ->
+ * {@link CrdSchemaValidator.applyDefaults} -> {@link CrdSchemaValidator.validate}; a non-empty
+ * result is a 422 Invalid whose `details.causes` are the returned causes.
+ *
+ * Caveats: CEL rules (`x-kubernetes-validations`) are not evaluated; `metadata` is validated only
+ * against what the schema itself declares (name rules are the server's job).
+ */
+import { Ajv } from 'ajv';
+import type { ErrorObject, SchemaValidateFunction, ValidateFunction } from 'ajv';
+import { causesFromAjvErrors } from './field-cause.js';
+import type { FieldCause } from './field-cause.js';
+import { addKubernetesFormats } from './kubernetes-formats.js';
+import { SchemaCompileError } from './schema-compile-error.js';
+import { applyDefaultValues, pruneValue, structuralNodeOf } from './structural-pruner.js';
+import type { StructuralNode } from './structural-pruner.js';
+import { isRecord, toAjvSchema } from './structural-schema-converter.js';
+
+export type { FieldCause } from './field-cause.js';
+
+// `x-kubernetes-list-type: map`: no two items may share the values of the map keys.
+const validateListMapKeys: SchemaValidateFunction = function (keys: string[], data: unknown): boolean {
+  if (!Array.isArray(data)) return true;
+  const seen = new Set<string>();
+  const errors: Partial<ErrorObject>[] = [];
+  data.forEach((item, index) => {
+    if (!isRecord(item)) return;
+    const key: Record<string, unknown> = {};
+    for (const k of keys) key[k] = item[k];
+    const id = JSON.stringify(keys.map((k) => item[k] ?? null));
+    if (seen.has(id)) errors.push({ keyword: 'kubeListMapKeys', params: { index, key }, message: 'duplicate map key' });
+    seen.add(id);
+  });
+  validateListMapKeys.errors = errors;
+  return errors.length === 0;
+};
+
+// `x-kubernetes-embedded-resource`: an embedded object needs its apiVersion and kind.
+const validateEmbeddedResource: SchemaValidateFunction = function (enabled: boolean, data: unknown): boolean {
+  if (!enabled || !isRecord(data)) return true;
+  const errors: Partial<ErrorObject>[] = [];
+  for (const field of ['apiVersion', 'kind']) {
+    if (typeof data[field] !== 'string' || data[field] === '') {
+      errors.push({ keyword: 'kubeEmbeddedResource', params: { missingProperty: field }, message: 'must not be empty' });
+    }
+  }
+  validateEmbeddedResource.errors = errors;
+  return errors.length === 0;
+};
+
+let sharedAjv: Ajv | undefined;
+
+// One Ajv instance for every schema: creating one and registering formats costs more than compiling a small schema.
+function ajvInstance(): Ajv {
+  if (sharedAjv === undefined) {
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, validateSchema: false, addUsedSchema: false });
+    addKubernetesFormats(ajv);
+    ajv.addKeyword({ keyword: 'kubeFormatName', schemaType: 'string' });
+    ajv.addKeyword({ keyword: 'kubeListMapKeys', type: 'array', schemaType: 'array', errors: true, validate: validateListMapKeys });
+    ajv.addKeyword({ keyword: 'kubeEmbeddedResource', type: 'object', schemaType: 'boolean', errors: true, validate: validateEmbeddedResource });
+    sharedAjv = ajv;
+  }
+  return sharedAjv;
+}
+
+/**
+ * A compiled CRD schema. Construct once per CRD version (see {@link SchemaValidatorCache});
+ * {@link validate}, {@link prune} and {@link applyDefaults} are then cheap.
+ *
+ * @throws {@link SchemaCompileError} when the schema cannot be compiled (answer the CRD with 422).
+ */
+export class CrdSchemaValidator {
+  private readonly check: ValidateFunction;
+  private readonly structure: StructuralNode;
+
+  constructor(openAPIV3Schema: Record<string, unknown>) {
+    const converted = toAjvSchema(openAPIV3Schema);
+    const ajv = ajvInstance();
+    try {
+      this.check = ajv.compile(converted);
+    } catch (cause) {
+      throw new SchemaCompileError('<root>', cause instanceof Error ? cause.message : String(cause), { cause });
+    } finally {
+      // The compiled function keeps working; dropping Ajv's cache entry keeps CRD churn from leaking memory.
+      ajv.removeSchema(converted);
+    }
+    this.structure = structuralNodeOf(openAPIV3Schema);
+  }
+
+  /** Validates a whole object (apiVersion, kind, metadata included); an empty array means valid. */
+  validate(obj: Record<string, unknown>): FieldCause[] {
+    if (this.check(obj)) return [];
+    return causesFromAjvErrors(this.check.errors ?? [], obj);
+  }
+
+  /**
+   * Removes, in place, the fields the schema does not declare (kept under
+   * `x-kubernetes-preserve-unknown-fields`) and `null` values of non-nullable fields. Never touches
+   * the top-level `apiVersion`, `kind` and `metadata` (the server handles metadata).
+   */
+  prune(obj: Record<string, unknown>): void {
+    pruneValue(obj, this.structure, true);
+  }
+
+  /** Sets, in place, every missing field whose schema declares a `default` (a deep copy of it). */
+  applyDefaults(obj: Record<string, unknown>): void {
+    applyDefaultValues(obj, this.structure, true);
+  }
+}
+
+export { SchemaCompileError };

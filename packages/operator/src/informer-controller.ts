@@ -1,0 +1,593 @@
+import { KubeloopError, objectKey } from '@kubeloop/resource';
+import type { KubeObject } from '@kubeloop/resource';
+import { ReconcileAction, reconcileActionFromResourceAction } from './actions.js';
+import type { ResourceAction } from './actions.js';
+import { realClock } from './clock.js';
+import type { Clock } from './clock.js';
+import { ErrInformerAlreadyAdded, ErrNilObject, InvalidArgumentError, isReconcileError, isTerminalError } from './errors.js';
+import type { Informer } from './informer.js';
+import { ListMap } from './list-map.js';
+import { consoleLogger } from './logger.js';
+import type { Logger } from './logger.js';
+import { ControllerMetrics } from './metrics.js';
+import type { BoundEventMetrics, PrometheusCollector } from './metrics.js';
+import type { Reconciler, ReconcileRequest, ReconcileResult } from './reconciler.js';
+import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
+import { OpinionatedRetryDequeuePolicy } from './retry-dequeue-policy.js';
+import type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
+import { DefaultRetryPolicy, toMillis } from './retry-policy.js';
+import type { RetryPolicy } from './retry-policy.js';
+import { RetryScheduler } from './retry-scheduler.js';
+import { SpanNames, endSpan, runInSpan, startObjectSpan } from './tracing.js';
+import { WorkQueue } from './work-queue.js';
+
+/** Default of {@link InformerControllerConfig.shutdownTimeoutMs}: 30 s. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
+
+/** Where an error reported to an {@link ErrorHandler} came from, and what happens next. */
+export interface ErrorHandlerContext extends HandlerContext {
+  /** The controller's logger. */
+  logger: Logger;
+  /** The resource kind the event was registered under. */
+  resourceKind: string;
+  /** `namespace/name` of the object, '' when there is none. */
+  objectKey: string;
+  /** The informer action of the event, '' when there is none. */
+  action: ResourceAction | '';
+  /** What failed. */
+  source: 'watcher' | 'reconciler' | 'informer' | 'controller';
+  /** 0 for the first call of a handler for an event, n for its n-th retry (the `attempt` given to the retry policy). */
+  attempt: number;
+  /** The delay of the retry scheduled for this failure, undefined when it is not retried. */
+  retryAfterMs: number | undefined;
+}
+
+/** Receives every error of the controller: watcher and reconciler failures (first calls and retries), informer failures. */
+export type ErrorHandler = (ctx: ErrorHandlerContext, err: unknown) => void;
+
+/** Logs the error on the context's logger with component "InformerController" (grafana-app-sdk `DefaultErrorHandler`). */
+export const DefaultErrorHandler: ErrorHandler = (ctx, err) => {
+  ctx.logger.error(err instanceof Error ? err.message : String(err), {
+    component: 'InformerController',
+    error: err,
+    kind: ctx.resourceKind,
+    object: ctx.objectKey,
+    action: ctx.action,
+    source: ctx.source,
+    attempt: ctx.attempt,
+    retryAfterMs: ctx.retryAfterMs,
+  });
+};
+
+/** Configuration of an {@link InformerController}; every field is optional. */
+export interface InformerControllerConfig {
+  /** Receives every error (also reconciler errors and failed retries). Default: {@link DefaultErrorHandler}. */
+  errorHandler?: ErrorHandler | undefined;
+  /** When and after how long a failed handler call is retried. Default: `DefaultRetryPolicy` (5 s doubling, up to attempt 5). */
+  retryPolicy?: RetryPolicy | undefined;
+  /** Which pending retries a new event of the same object drops. Default: `OpinionatedRetryDequeuePolicy`. */
+  retryDequeuePolicy?: RetryDequeuePolicy | undefined;
+  /** How many objects are processed at the same time (events of one object are always serial). Default: 10. */
+  maxConcurrentWorkers?: number | undefined;
+  /** Source of time for retries and the shutdown deadline. Default: `realClock`. */
+  clock?: Clock | undefined;
+  /** Prefix of the metric names. Default: none. */
+  metricsNamespace?: string | undefined;
+  /** How long `run()` waits, after the signal aborts, for running handlers and informers to finish. Default: 30000 ms. */
+  shutdownTimeoutMs?: number | undefined;
+  /** Logger of the default error handler and of shutdown messages. Default: `consoleLogger`. */
+  logger?: Logger | undefined;
+}
+
+/** An informer event waiting in an object's queue. */
+interface EventItem {
+  type: 'event';
+  kind: string;
+  action: ResourceAction;
+  old: KubeObject | undefined;
+  object: KubeObject;
+  metrics: BoundEventMetrics;
+}
+
+/** What a retry needs, as data: which handler, which object, which attempt; never a closure. */
+interface RetryBase {
+  kind: string;
+  /** The informer action of the event that failed. */
+  action: ResourceAction;
+  object: KubeObject;
+  /** The retry-policy attempt that scheduled this entry (a requeue keeps the attempt). */
+  attempt: number;
+  /** The error that caused the retry (undefined for a `requeueAfter` without error). */
+  error: unknown;
+  metrics: BoundEventMetrics;
+}
+
+interface WatcherRetry extends RetryBase {
+  type: 'watcher';
+  handler: ResourceWatcher;
+  old: KubeObject | undefined;
+}
+
+interface ReconcilerRetry extends RetryBase {
+  type: 'reconciler';
+  handler: Reconciler;
+  /** The request to send again; its `state` is the latest result's state. */
+  request: ReconcileRequest;
+}
+
+type RetryEntry = WatcherRetry | ReconcilerRetry;
+type WorkItem = EventItem | RetryEntry;
+
+type RunState = 'idle' | 'running' | 'stopping' | 'stopped';
+
+const RESOLVED: Promise<void> = Promise.resolve();
+const NO_WATCHERS: readonly ResourceWatcher[] = [];
+const NO_RECONCILERS: readonly Reconciler[] = [];
+const NEVER_ABORTED = new AbortController().signal;
+
+const eventSpanName: Record<ResourceAction, string> = {
+  CREATE: SpanNames.controllerEventAdd,
+  UPDATE: SpanNames.controllerEventUpdate,
+  DELETE: SpanNames.controllerEventDelete,
+};
+
+/**
+ * Fans informer events out to watchers and reconcilers (grafana-app-sdk `InformerController`).
+ *
+ * Flow: each informer gets one handler that only enqueues (it never waits for user code); events
+ * go into a per-object queue; a worker processes an object's events one at a time, in order:
+ * every watcher of the kind in add order, then every reconciler in add order. A failing handler is
+ * reported to `errorHandler` and retried alone, per `retryPolicy`; retries wait in one scheduler
+ * and re-enter the object's queue, so they stay ordered with the object's new events. Different
+ * objects run concurrently, up to `maxConcurrentWorkers`.
+ *
+ * Guarantees: at-least-once delivery of every event accepted while running (handlers must be
+ * idempotent); never two handler calls at once for one object; queued, not started updates of one
+ * object coalesce (oldest `old`, newest `new`). Caveats: queued work is dropped at shutdown (the
+ * next start lists every object again); retries are in memory only.
+ */
+export class InformerController {
+  /** See {@link InformerControllerConfig.errorHandler}; may be replaced at any time. */
+  errorHandler: ErrorHandler;
+  /** See {@link InformerControllerConfig.retryPolicy}; may be replaced at any time. */
+  retryPolicy: RetryPolicy;
+  /** See {@link InformerControllerConfig.retryDequeuePolicy}; may be replaced at any time. */
+  retryDequeuePolicy: RetryDequeuePolicy;
+
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly shutdownTimeoutMs: number;
+  private readonly metrics: ControllerMetrics;
+  private readonly queue: WorkQueue<WorkItem>;
+  private readonly scheduler: RetryScheduler<RetryEntry>;
+  private readonly informers = new ListMap<string, Informer>();
+  // Copy-on-write lists: an event iterates the list it started with, whatever is added or removed meanwhile.
+  private readonly watchers = new Map<string, readonly ResourceWatcher[]>();
+  private readonly reconcilers = new Map<string, readonly Reconciler[]>();
+  private readonly informerRuns: Promise<void>[] = [];
+  private state: RunState = 'idle';
+  private runAbort: AbortController | undefined;
+  private ctx: HandlerContext = { signal: NEVER_ABORTED };
+  private fatalError: { error: unknown } | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(config: InformerControllerConfig = {}) {
+    this.errorHandler = config.errorHandler ?? DefaultErrorHandler;
+    this.retryPolicy = config.retryPolicy ?? DefaultRetryPolicy;
+    this.retryDequeuePolicy = config.retryDequeuePolicy ?? OpinionatedRetryDequeuePolicy;
+    this.clock = config.clock ?? realClock;
+    this.logger = config.logger ?? consoleLogger;
+    const shutdownTimeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    if (!(shutdownTimeoutMs >= 0)) throw new InvalidArgumentError(`shutdownTimeoutMs must be >= 0, got ${shutdownTimeoutMs}`);
+    this.shutdownTimeoutMs = shutdownTimeoutMs;
+    this.metrics = new ControllerMetrics({ namespace: config.metricsNamespace });
+    this.queue = new WorkQueue<WorkItem>({
+      maxConcurrentWorkers: config.maxConcurrentWorkers,
+      process: this.process,
+      coalesce: coalesceUpdates,
+      onError: (err) => this.report(err, { source: 'controller' }),
+      clock: this.clock,
+    });
+    this.scheduler = new RetryScheduler<RetryEntry>({
+      clock: this.clock,
+      onDue: (key, entry) => {
+        this.queue.add(key, entry);
+      },
+    });
+    this.metrics.setSources(
+      () => this.queue.depth,
+      () => this.scheduler.size,
+    );
+  }
+
+  /**
+   * Adds an informer whose events go to the watchers and reconcilers of `resourceKind`. Several
+   * informers may serve one kind (e.g. one per namespace). An informer added while the controller
+   * runs is started at once.
+   * @throws InvalidArgumentError "informer cannot be nil", "resourceKind cannot be empty";
+   *   `ErrInformerAlreadyAdded` when this informer was already added for this kind.
+   */
+  addInformer(informer: Informer, resourceKind: string): void {
+    if (informer == null) throw new InvalidArgumentError('informer cannot be nil');
+    if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
+    let duplicate = false;
+    this.informers.range(resourceKind, (_i, existing) => {
+      if (existing === informer) duplicate = true;
+    });
+    if (duplicate) throw ErrInformerAlreadyAdded;
+    informer.addEventHandler(this.enqueueHandler(resourceKind));
+    this.informers.addItem(resourceKind, informer);
+    if (this.state === 'running') this.startInformer(informer, resourceKind);
+  }
+
+  /**
+   * Adds a watcher for `resourceKind`; watchers are called in the order they were added, before reconcilers.
+   * @throws InvalidArgumentError "watcher cannot be nil", "resourceKind cannot be empty".
+   */
+  addWatcher(watcher: ResourceWatcher, resourceKind: string): void {
+    if (watcher == null) throw new InvalidArgumentError('watcher cannot be nil');
+    if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
+    this.watchers.set(resourceKind, [...(this.watchers.get(resourceKind) ?? NO_WATCHERS), watcher]);
+  }
+
+  /**
+   * Adds a reconciler for `resourceKind`; reconcilers are called in the order they were added, after watchers.
+   * @throws InvalidArgumentError "reconciler cannot be nil", "resourceKind cannot be empty".
+   */
+  addReconciler(reconciler: Reconciler, resourceKind: string): void {
+    if (reconciler == null) throw new InvalidArgumentError('reconciler cannot be nil');
+    if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
+    this.reconcilers.set(resourceKind, [...(this.reconcilers.get(resourceKind) ?? NO_RECONCILERS), reconciler]);
+  }
+
+  /** Removes the first registration of `watcher` for `resourceKind`, keeping the order of the others. Never throws. */
+  removeWatcher(watcher: ResourceWatcher, resourceKind: string): void {
+    removeFirst(this.watchers, resourceKind, watcher);
+  }
+
+  /** Removes the first registration of `reconciler` for `resourceKind`, keeping the order of the others. Never throws. */
+  removeReconciler(reconciler: Reconciler, resourceKind: string): void {
+    removeFirst(this.reconcilers, resourceKind, reconciler);
+  }
+
+  /** Removes every watcher of `resourceKind`. */
+  removeAllWatchersForResource(resourceKind: string): void {
+    this.watchers.delete(resourceKind);
+  }
+
+  /** Removes every reconciler of `resourceKind`. */
+  removeAllReconcilersForResource(resourceKind: string): void {
+    this.reconcilers.delete(resourceKind);
+  }
+
+  /** The metric collectors of this controller, for the user to register. */
+  prometheusCollectors(): PrometheusCollector[] {
+    return this.metrics.collectors();
+  }
+
+  /** Resolves when no event or due retry is queued or running (retries waiting for their time do not count). */
+  whenIdle(): Promise<void> {
+    return this.queue.whenIdle();
+  }
+
+  /**
+   * Starts the informers, the queue workers and the retry scheduler; resolves once `signal` has
+   * aborted and running handlers and informers have finished (or `shutdownTimeoutMs` passed).
+   * Rejects with an informer's error when an informer fails (after stopping everything).
+   * A controller runs once.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.state !== 'idle') throw new KubeloopError('ControllerAlreadyRun', 'InformerController.run() can be called once');
+    this.state = 'running';
+    const runAbort = new AbortController();
+    this.runAbort = runAbort;
+    this.ctx = { signal: runAbort.signal };
+    this.scheduler.start();
+    this.queue.start();
+    this.informers.rangeAll((kind, _i, informer) => this.startInformer(informer, kind));
+
+    await new Promise<void>((resolve) => {
+      if (signal.aborted || this.fatalError !== undefined) {
+        resolve();
+        return;
+      }
+      this.wake = resolve;
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    this.wake = undefined;
+
+    this.state = 'stopping';
+    runAbort.abort(this.fatalError?.error ?? signal.reason);
+    const dropped = this.scheduler.clear();
+    this.scheduler.stop();
+    const started = this.clock.now();
+    const drained = await this.queue.shutdown(this.shutdownTimeoutMs);
+    const remaining = Math.max(0, this.shutdownTimeoutMs - (this.clock.now() - started));
+    const informersDone = await this.within(Promise.allSettled(this.informerRuns), remaining);
+    if (!drained || !informersDone) {
+      this.logger.warn('InformerController shutdown deadline passed with work still running', {
+        component: 'InformerController',
+        handlersRunning: this.queue.inFlight,
+        informersStopped: informersDone,
+      });
+    }
+    if (dropped > 0) this.logger.debug('InformerController dropped pending retries at shutdown', { component: 'InformerController', dropped });
+    this.state = 'stopped';
+    if (this.fatalError !== undefined) throw this.fatalError.error;
+  }
+
+  // --- informer side: synchronous and cheap ---
+
+  private enqueueHandler(kind: string): ResourceWatcher {
+    const m = {
+      CREATE: this.metrics.forEvent(kind, 'CREATE'),
+      UPDATE: this.metrics.forEvent(kind, 'UPDATE'),
+      DELETE: this.metrics.forEvent(kind, 'DELETE'),
+    };
+    return {
+      add: (_ctx, object) => {
+        this.enqueue(kind, 'CREATE', undefined, object, m.CREATE);
+        return RESOLVED;
+      },
+      update: (_ctx, old, object) => {
+        this.enqueue(kind, 'UPDATE', old, object, m.UPDATE);
+        return RESOLVED;
+      },
+      delete: (_ctx, object) => {
+        this.enqueue(kind, 'DELETE', undefined, object, m.DELETE);
+        return RESOLVED;
+      },
+    };
+  }
+
+  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, metrics: BoundEventMetrics): void {
+    metrics.events.inc();
+    // Bad input is reported, never thrown into the informer.
+    if (object == null || typeof object.metadata !== 'object' || object.metadata === null) {
+      this.report(ErrNilObject, { resourceKind: kind, action, source: 'controller' });
+      return;
+    }
+    const item: EventItem = { type: 'event', kind, action, old, object, metrics };
+    if (this.queue.add(queueKey(kind, object), item) === 'coalesced') metrics.coalesced.inc();
+  }
+
+  private startInformer(informer: Informer, kind: string): void {
+    const signal = this.runAbort!.signal;
+    const run = async (): Promise<void> => {
+      try {
+        await informer.run(signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        // The Informer contract: run() rejects only for a configuration error, so it is fatal.
+        this.report(err, { resourceKind: kind, source: 'informer' });
+        this.fatalError ??= { error: err };
+        this.wake?.();
+      }
+    };
+    this.informerRuns.push(run());
+  }
+
+  // --- worker side ---
+
+  private readonly process = (key: string, item: WorkItem): Promise<void> => {
+    switch (item.type) {
+      case 'event':
+        return this.processEvent(key, item);
+      case 'watcher':
+        return this.processWatcherRetry(key, item);
+      case 'reconciler':
+        return this.processReconcilerRetry(key, item);
+    }
+  };
+
+  private async processEvent(key: string, item: EventItem): Promise<void> {
+    const { kind, action, old, object, metrics } = item;
+    const watchers = this.watchers.get(kind) ?? NO_WATCHERS;
+    const reconcilers = this.reconcilers.get(kind) ?? NO_RECONCILERS;
+    if (watchers.length === 0 && reconcilers.length === 0) return;
+    metrics.ongoingEvents.inc();
+    const started = performance.now();
+    try {
+      for (const watcher of watchers) {
+        this.dequeueRetries(key, watcher, action, object, metrics);
+        await this.callWatcher({ type: 'watcher', handler: watcher, kind, action, object, old, attempt: 0, error: undefined, metrics }, false);
+      }
+      if (reconcilers.length > 0) {
+        const reconcileAction =
+          action === 'UPDATE' && old !== undefined && isResync(old, object) ? ReconcileAction.Resynced : reconcileActionFromResourceAction(action);
+        for (const reconciler of reconcilers) {
+          this.dequeueRetries(key, reconciler, action, object, metrics);
+          const request: ReconcileRequest = { action: reconcileAction, object };
+          await this.callReconciler({ type: 'reconciler', handler: reconciler, kind, action, object, request, attempt: 0, error: undefined, metrics }, false);
+        }
+      }
+    } finally {
+      metrics.ongoingEvents.dec();
+      metrics.eventDuration.observe((performance.now() - started) / 1000);
+    }
+  }
+
+  private async processWatcherRetry(_key: string, entry: WatcherRetry): Promise<void> {
+    // A handler removed since the failure gets no more calls.
+    if (!(this.watchers.get(entry.kind) ?? NO_WATCHERS).includes(entry.handler)) return;
+    await this.callWatcher(entry, true);
+  }
+
+  private async processReconcilerRetry(_key: string, entry: ReconcilerRetry): Promise<void> {
+    if (!(this.reconcilers.get(entry.kind) ?? NO_RECONCILERS).includes(entry.handler)) return;
+    await this.callReconciler(entry, true);
+  }
+
+  /** Calls a watcher for an event (`isRetry` false, `entry.attempt` 0) or a retry entry; schedules its retry on failure. */
+  private async callWatcher(entry: WatcherRetry, isRetry: boolean): Promise<void> {
+    const { handler, action, object, old, metrics } = entry;
+    const span = startObjectSpan(isRetry ? SpanNames.controllerRetry : eventSpanName[action], object);
+    const ctx = this.ctx;
+    metrics.ongoingProcesses.inc();
+    const started = performance.now();
+    let failed = false;
+    let error: unknown;
+    try {
+      await runInSpan(span, () =>
+        action === 'CREATE' ? handler.add(ctx, object) : action === 'UPDATE' ? handler.update(ctx, old ?? object, object) : handler.delete(ctx, object),
+      );
+    } catch (err) {
+      failed = true;
+      error = err;
+    }
+    metrics.ongoingProcesses.dec();
+    metrics.watcherDuration.observe((performance.now() - started) / 1000);
+    endSpan(span, failed ? (error ?? new Error('handler failed')) : undefined);
+    if (!failed) return;
+    metrics.watcherErrors.inc();
+    if (this.isShutdownAbort(error)) return;
+    const attempt = isRetry ? entry.attempt + 1 : 0;
+    const [retry, delayMs] = this.decideRetry(error, attempt);
+    this.report(error, { resourceKind: entry.kind, objectKey: objectKey(object), action, source: 'watcher', attempt, retryAfterMs: retry ? delayMs : undefined });
+    if (retry) this.scheduleRetry({ ...entry, attempt, error }, delayMs, 'error');
+  }
+
+  /** Calls a reconciler for an event or a retry entry; applies `state`, `requeueAfter` and the retry policy. */
+  private async callReconciler(entry: ReconcilerRetry, isRetry: boolean): Promise<void> {
+    const { handler, request, object, metrics } = entry;
+    const span = startObjectSpan(isRetry ? SpanNames.controllerRetry : SpanNames.controllerEventReconcile, object);
+    const ctx = this.ctx;
+    metrics.ongoingProcesses.inc();
+    const started = performance.now();
+    let result: ReconcileResult | undefined;
+    let failed = false;
+    let error: unknown;
+    try {
+      result = await runInSpan(span, () => handler.reconcile(ctx, request));
+    } catch (err) {
+      failed = true;
+      error = err;
+      if (isReconcileError(err)) {
+        result = err.result;
+        error = err.cause;
+      }
+    }
+    metrics.ongoingProcesses.dec();
+    metrics.reconcilerDuration.observe((performance.now() - started) / 1000);
+    endSpan(span, failed ? (error ?? new Error('reconcile failed')) : undefined);
+    if (failed) metrics.reconcilerErrors.inc();
+    if (failed && this.isShutdownAbort(error)) return;
+
+    // The result's state replaces the request's state for every later retry of this event.
+    const next: ReconcileRequest = result?.state !== undefined ? { ...request, state: result.state } : request;
+    const requeueAfter = result?.requeueAfter;
+    const requeueMs = requeueAfter == null ? Number.NaN : toMillis(requeueAfter);
+    const key = objectKey(object);
+    if (!Number.isNaN(requeueMs)) {
+      // requeueAfter wins over an error and keeps the attempt: it is not a failure of the policy's count.
+      if (failed) {
+        this.report(error, { resourceKind: entry.kind, objectKey: key, action: entry.action, source: 'reconciler', attempt: isRetry ? entry.attempt + 1 : 0, retryAfterMs: requeueMs });
+      }
+      this.scheduleRetry({ ...entry, request: next, error: failed ? error : undefined }, requeueMs, 'requeue');
+      return;
+    }
+    if (!failed) return;
+    const attempt = isRetry ? entry.attempt + 1 : 0;
+    const [retry, delayMs] = this.decideRetry(error, attempt);
+    this.report(error, { resourceKind: entry.kind, objectKey: key, action: entry.action, source: 'reconciler', attempt, retryAfterMs: retry ? delayMs : undefined });
+    if (retry) this.scheduleRetry({ ...entry, request: next, attempt, error }, delayMs, 'error');
+  }
+
+  private decideRetry(error: unknown, attempt: number): [boolean, number] {
+    if (isTerminalError(error)) return [false, 0];
+    try {
+      const [retry, delayMs] = this.retryPolicy(error, attempt);
+      return retry ? [true, delayMs > 0 ? delayMs : 0] : [false, 0];
+    } catch (policyError) {
+      this.report(policyError, { source: 'controller' });
+      return [false, 0];
+    }
+  }
+
+  private scheduleRetry(entry: RetryEntry, delayMs: number, reason: 'error' | 'requeue'): void {
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    entry.metrics.retry(entry.type, reason);
+    this.scheduler.schedule(queueKey(entry.kind, entry.object), entry, delayMs);
+  }
+
+  /** Applies the dequeue policy to the pending retries (waiting or queued) of `handler` for this object. */
+  private dequeueRetries(key: string, handler: ResourceWatcher | Reconciler, action: ResourceAction, object: KubeObject, metrics: BoundEventMetrics): void {
+    if (this.scheduler.pending(key) === 0 && this.queue.queuedItems(key).length === 0) return;
+    const policy = this.retryDequeuePolicy;
+    const drop = (item: WorkItem): boolean => {
+      if (item.type === 'event' || item.handler !== handler) return false;
+      try {
+        return policy(action, object, item.action, item.object, item.error);
+      } catch (err) {
+        this.report(err, { source: 'controller' });
+        return false;
+      }
+    };
+    const dropped = this.scheduler.cancel(key, drop).length + this.queue.removeQueued(key, drop).length;
+    if (dropped > 0) metrics.droppedRetries.inc(dropped);
+  }
+
+  /** A handler that gave up because the shutdown aborted its signal: expected, neither reported nor retried. */
+  private isShutdownAbort(error: unknown): boolean {
+    const signal = this.ctx.signal;
+    if (this.state === 'running' || !signal.aborted) return false;
+    if (error === signal.reason) return true;
+    const e = error as { name?: unknown; code?: unknown; errno?: unknown } | null;
+    return typeof e === 'object' && e !== null && (e.name === 'AbortError' || e.code === 'ABORT_ERR' || e.errno === 'ABORT_ERR');
+  }
+
+  private report(error: unknown, where: Partial<ErrorHandlerContext> & Pick<ErrorHandlerContext, 'source'>): void {
+    const ctx: ErrorHandlerContext = {
+      signal: this.ctx.signal,
+      logger: this.logger,
+      resourceKind: where.resourceKind ?? '',
+      objectKey: where.objectKey ?? '',
+      action: where.action ?? '',
+      source: where.source,
+      attempt: where.attempt ?? 0,
+      retryAfterMs: where.retryAfterMs,
+    };
+    try {
+      this.errorHandler(ctx, error);
+    } catch (handlerError) {
+      this.logger.error('InformerController errorHandler threw', { component: 'InformerController', error: handlerError });
+    }
+  }
+
+  private within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = this.clock.setTimer(ms, () => resolve(false));
+      void promise.then(() => {
+        timer.cancel();
+        resolve(true);
+      });
+    });
+  }
+}
+
+/** The queue key of an object of a kind: one queue per object, shared by every informer of the kind. */
+function queueKey(kind: string, object: KubeObject): string {
+  return `${kind}\u0000${objectKey(object)}`;
+}
+
+/** A resync: the informer re-delivers an object it already delivered (same object or same resourceVersion). */
+function isResync(old: KubeObject, object: KubeObject): boolean {
+  if (old === object) return true;
+  const rv = old.metadata?.resourceVersion;
+  return rv !== undefined && rv !== '' && rv === object.metadata.resourceVersion;
+}
+
+/** Merges a queued, not started UPDATE with an incoming UPDATE of the same object: oldest `old`, newest `new`. */
+function coalesceUpdates(queued: WorkItem, incoming: WorkItem): WorkItem | undefined {
+  if (queued.type !== 'event' || incoming.type !== 'event' || queued.action !== 'UPDATE' || incoming.action !== 'UPDATE') return undefined;
+  queued.object = incoming.object;
+  return queued;
+}
+
+function removeFirst<H>(registry: Map<string, readonly H[]>, kind: string, handler: H): void {
+  const list = registry.get(kind);
+  if (list === undefined) return;
+  const i = list.indexOf(handler);
+  if (i < 0) return;
+  registry.set(kind, [...list.slice(0, i), ...list.slice(i + 1)]);
+}

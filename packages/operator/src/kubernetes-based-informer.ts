@@ -1,0 +1,573 @@
+/**
+ * An informer over list + watch: grafana-app-sdk's `KubernetesBasedInformer`, written as the
+ * explicit state machine of `informer-state.ts` (kube-rs style) instead of wrapping client-go.
+ *
+ * Flow: paginated list -> diff against the cache, swap it, deliver -> watch from the list's
+ * resourceVersion (bookmarks on, server timeout randomised between `watchTimeoutSeconds` and
+ * twice that) -> a clean close resumes from the last resourceVersion -> 410 relists and diffs
+ * (deletes missed in the gap are delivered with the last known object) -> any other error backs
+ * off (jittered, Retry-After as a floor) and resumes. It never stops until the signal aborts.
+ */
+import { EventEmitter } from 'eventemitter3';
+import type { Span } from '@opentelemetry/api';
+import { KubeloopError, isCodecError, objectKey } from '@kubeloop/resource';
+import type { KubeObject, Schema, WatchResponse } from '@kubeloop/resource';
+import { JitteredExponentialBackoff } from './backoff.js';
+import type { Backoff } from './backoff.js';
+import { realClock } from './clock.js';
+import type { Clock, Timer } from './clock.js';
+import { InvalidArgumentError } from './errors.js';
+import type { Informer, ReadonlyStore } from './informer.js';
+import { initialInformerState, transition } from './informer-state.js';
+import type { InformerInput, InformerState, ListedState, ListingState, RelistReason, TransitionDeps, WatchingState } from './informer-state.js';
+import { InformerStore } from './informer-store.js';
+import { consoleLogger } from './logger.js';
+import type { BoundInformerMetrics, InformerMetrics } from './metrics.js';
+import { SpanNames, endSpan, getTracer, startObjectSpan } from './tracing.js';
+import type { ListWatchClient } from './list-watch-client.js';
+import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
+
+/** Where an informer error happened. */
+export type InformerErrorPhase = 'list' | 'watch' | 'handler';
+
+/** What an {@link InformerErrorHandler} is told besides the error. */
+export interface InformerErrorContext {
+  phase: InformerErrorPhase;
+  /** The kind of the informer. */
+  kind: string;
+  /** For `handler` errors: the object being delivered. */
+  object?: KubeObject | undefined;
+}
+
+/** Receives every error of an informer: list and watch failures (then retried) and handler failures (then dropped). */
+export type InformerErrorHandler = (error: unknown, context: InformerErrorContext) => void;
+
+/** Lifecycle events of a {@link KubernetesBasedInformer} (eventemitter3). */
+export interface InformerEvents {
+  /** The initial list has been delivered to handlers (once per informer). */
+  synced: [];
+  /** A watch connection was opened from this resourceVersion. */
+  watchStart: [resourceVersion: string];
+  /** A list or watch failed, or a watch went silent; the informer backs off or reconnects by itself. */
+  watchError: [error: unknown];
+  /** A full list started. */
+  relist: [reason: RelistReason];
+  /** The state machine moved (for debugging and tests). */
+  stateChange: [state: InformerState];
+}
+
+/** Options of {@link KubernetesBasedInformer}; every one has a default. */
+export interface KubernetesBasedInformerOptions<T extends KubeObject = KubeObject> {
+  /** Label selector, e.g. `app=web`. Default: every object. */
+  labelSelector?: string;
+  /** Field selector, e.g. `metadata.name=x`. Default: every object. */
+  fieldSelector?: string;
+  /** Objects per list page. Default: 500. */
+  pageSize?: number;
+  /**
+   * The server is asked to end each watch after a random time between this and twice this (client-go
+   * spreads reconnects the same way); the informer resumes at once. Default: 300 s.
+   */
+  watchTimeoutSeconds?: number;
+  /**
+   * A watch that delivers no event and no bookmark for this long is closed and resumed (a dead TCP
+   * connection otherwise hangs forever). Checked every `inactivityTimeoutMs`, so the restart happens
+   * after between one and two periods of silence. 0 disables it. Default: 300000 ms.
+   */
+  inactivityTimeoutMs?: number;
+  /**
+   * Every this many milliseconds, every cached object is delivered again as `update(obj, obj)` (the same
+   * reference twice; InformerController turns it into `Resynced`). 0 disables resync. Default: 0.
+   */
+  resyncPeriodMs?: number;
+  /** Applied to every object before it is cached and delivered, e.g. {@link stripManagedFields}. Default: none. */
+  transform?: (object: T) => T;
+  /** Receives every error, with its phase. Default: a one-line `console.error`. */
+  errorHandler?: InformerErrorHandler;
+  /** Time source for backoff, inactivity and resync. Default: the real clock. */
+  clock?: Clock;
+  /** Delays after errors. Default: `new JitteredExponentialBackoff({ clock })` (0.8 s .. 30 s, reset after 120 s). */
+  backoff?: Backoff;
+  /** Prometheus counters (`informer_watch_connects_total`, `informer_relists_total`, ...). Default: none. */
+  metrics?: Pick<InformerMetrics, 'forKind'>;
+  /** Uniform random numbers in [0, 1) for the watch timeout spread. Default: `Math.random`. */
+  random?: () => number;
+}
+
+/** A watch that went silent for longer than the inactivity timeout. */
+export class WatchInactivityError extends KubeloopError {
+  constructor(timeoutMs: number) {
+    super('WatchInactivityError', `watch: no event or bookmark for ${timeoutMs} ms; reconnecting`);
+  }
+}
+
+/**
+ * A transform that drops `metadata.managedFields` before caching (often half of an object's size).
+ * It modifies the freshly decoded object in place, which the informer owns.
+ */
+export function stripManagedFields<T extends KubeObject>(object: T): T {
+  if (object.metadata.managedFields !== undefined) delete object.metadata.managedFields;
+  return object;
+}
+
+const defaultErrorHandler: InformerErrorHandler = (error, context) => {
+  consoleLogger.error(errorMessage(error), { component: 'KubernetesBasedInformer', kind: context.kind, phase: context.phase, error });
+};
+
+const ABORTED: InformerInput = { type: 'aborted' };
+const COMMITTED: InformerInput = { type: 'committed' };
+const ELAPSED: InformerInput = { type: 'backoffElapsed' };
+
+/**
+ * Lists and watches one kind in one namespace ('' = all) and tells handlers about every change.
+ *
+ * Guarantees: handlers are called one at a time, in event order, each call awaited; a throwing handler
+ * goes to `errorHandler` and never stops the informer or the other handlers; after the initial list
+ * (`hasSynced()`), the cache and the events delivered converge to the server's state through dropped
+ * watches, 410s and errors; a delete seen only through a relist is delivered with the last known object;
+ * an object deleted and recreated in a gap arrives as delete(old) + add(new).
+ * Caveats: handlers added after `run()` see later events only; a cached object is shared with every
+ * handler and must not be modified.
+ */
+export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends EventEmitter<InformerEvents> implements Informer<T> {
+  /** Receives every error; may be replaced before `run()` (grafana-app-sdk's `ErrorHandler` field). */
+  errorHandler: InformerErrorHandler;
+
+  private readonly kind: Schema;
+  private readonly client: ListWatchClient<T>;
+  private readonly namespace: string;
+  private readonly labelSelector: string | undefined;
+  private readonly fieldSelector: string | undefined;
+  private readonly pageSize: number;
+  private readonly watchTimeoutSeconds: number;
+  private readonly inactivityTimeoutMs: number;
+  private readonly resyncPeriodMs: number;
+  private readonly transform: ((object: T) => T) | undefined;
+  private readonly clock: Clock;
+  private readonly metrics: BoundInformerMetrics | undefined;
+  private readonly random: () => number;
+  private readonly deps: TransitionDeps;
+
+  private readonly cache = new InformerStore<T>();
+  private readonly handlers: ResourceWatcher<T>[] = [];
+  private buffer = new Map<string, T>();
+  private rv = '';
+  private synced = false;
+  private running = false;
+  private ctx: HandlerContext = { signal: new AbortController().signal };
+  private traceEvents = false;
+
+  // Resync coordination: the run loop and the resync timer never deliver at the same time.
+  private delivering = false;
+  private resyncing = false;
+  private resyncPending = false;
+  private exclusive: Promise<void> | undefined;
+  private resyncTimer: Timer | undefined;
+
+  /**
+   * @param kind the kind to watch (its apiVersion and kind are filled into listed objects that lack them)
+   * @param client list and watch (`Client<T>` of @kubeloop/resource)
+   * @param namespace the namespace to watch; '' = all namespaces (the only choice for cluster-scoped kinds)
+   */
+  constructor(kind: Schema, client: ListWatchClient<T>, namespace: string, options: KubernetesBasedInformerOptions<T> = {}) {
+    super();
+    if (!kind) throw new InvalidArgumentError('kind cannot be nil');
+    if (!client) throw new InvalidArgumentError('client cannot be nil');
+    if (typeof namespace !== 'string') throw new InvalidArgumentError('namespace must be a string (\'\' for all namespaces)');
+    if (kind.scope === 'Cluster' && namespace !== '') throw new InvalidArgumentError(`${kind.kind} is cluster-scoped: namespace must be ''`);
+    this.kind = kind;
+    this.client = client;
+    this.namespace = namespace;
+    this.labelSelector = options.labelSelector || undefined;
+    this.fieldSelector = options.fieldSelector || undefined;
+    this.pageSize = options.pageSize ?? 500;
+    this.watchTimeoutSeconds = options.watchTimeoutSeconds ?? 300;
+    this.inactivityTimeoutMs = options.inactivityTimeoutMs ?? 300_000;
+    this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
+    this.transform = options.transform;
+    this.errorHandler = options.errorHandler ?? defaultErrorHandler;
+    this.clock = options.clock ?? realClock;
+    this.deps = { backoff: options.backoff ?? new JitteredExponentialBackoff({ clock: this.clock }) };
+    this.metrics = options.metrics?.forKind(kind.kind);
+    this.random = options.random ?? Math.random;
+    if (!Number.isInteger(this.pageSize) || this.pageSize < 1) throw new InvalidArgumentError('pageSize must be an integer >= 1');
+    if (!(this.watchTimeoutSeconds >= 1)) throw new InvalidArgumentError('watchTimeoutSeconds must be >= 1');
+    if (!(this.inactivityTimeoutMs >= 0)) throw new InvalidArgumentError('inactivityTimeoutMs must be >= 0');
+    if (!(this.resyncPeriodMs >= 0)) throw new InvalidArgumentError('resyncPeriodMs must be >= 0');
+  }
+
+  /** The kind observed. */
+  schema(): Schema {
+    return this.kind;
+  }
+
+  /** The cache, keyed by `namespace/name`; swapped atomically on relists. Read-only: do not modify its objects. */
+  get store(): ReadonlyStore<T> {
+    return this.cache.view;
+  }
+
+  /** Adds a handler; one added during `run()` receives the events that follow. */
+  addEventHandler(handler: ResourceWatcher<T>): void {
+    if (!handler) throw new InvalidArgumentError('handler cannot be nil');
+    this.handlers.push(handler);
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason as Error);
+        return;
+      }
+      const onAbort = (): void => {
+        this.off('synced', onSynced);
+        reject(signal?.reason as Error);
+      };
+      const onSynced = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.once('synced', onSynced);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  lastSyncResourceVersion(): string {
+    return this.rv;
+  }
+
+  /**
+   * Lists, then watches, until `signal` aborts; then resolves (after a running resync finished). Never
+   * rejects for API errors: those go to `errorHandler` and are retried. Rejects if already running.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.running) throw new InvalidArgumentError('informer is already running');
+    this.running = true;
+    this.ctx = { signal };
+    if (this.resyncPeriodMs > 0) this.resyncTimer = this.clock.setTimer(this.resyncPeriodMs, this.onResyncTimer);
+    let state: InformerState = initialInformerState;
+    try {
+      while (state.phase !== 'Stopped') {
+        const input = signal.aborted ? ABORTED : await this.execute(state, signal);
+        state = transition(state, input, this.deps);
+        this.emit('stateChange', state);
+      }
+    } finally {
+      this.resyncTimer?.cancel();
+      this.resyncTimer = undefined;
+      while (this.exclusive !== undefined) await this.exclusive;
+      this.running = false;
+    }
+  }
+
+  /** Performs the I/O of a state and reports its outcome. */
+  private execute(state: InformerState, signal: AbortSignal): Promise<InformerInput> {
+    switch (state.phase) {
+      case 'Listing':
+        return this.listPage(state, signal);
+      case 'Listed':
+        return this.commit(state);
+      case 'Watching':
+        return this.watch(state, signal);
+      case 'BackingOff':
+        return this.clock.sleep(state.delayMs, signal).then(
+          () => ELAPSED,
+          () => ABORTED,
+        );
+      case 'Stopped':
+        return Promise.resolve(ABORTED);
+    }
+  }
+
+  private async listPage(state: ListingState, signal: AbortSignal): Promise<InformerInput> {
+    if (state.continueToken === undefined) {
+      // A fresh list: a fresh buffer (a relist builds the new cache beside the old one, then swaps).
+      this.buffer = new Map();
+      this.metrics?.relisted();
+      this.emit('relist', state.reason);
+    }
+    const span = this.startSpan(SpanNames.informerList);
+    try {
+      const list = await this.client.list(this.namespace, {
+        labelSelector: this.labelSelector,
+        fieldSelector: this.fieldSelector,
+        limit: this.pageSize,
+        continue: state.continueToken,
+        signal,
+      });
+      const { apiVersion, kind } = this.kind;
+      const transform = this.transform;
+      for (const item of list.items) {
+        if (!item.apiVersion) item.apiVersion = apiVersion;
+        if (!item.kind) item.kind = kind;
+        const object = transform ? transform(item) : item;
+        this.buffer.set(objectKey(object), object);
+      }
+      endSpan(span);
+      return { type: 'listPage', resourceVersion: list.metadata.resourceVersion ?? '', continueToken: list.metadata.continue || undefined };
+    } catch (error) {
+      endSpan(span, error);
+      if (signal.aborted) return ABORTED;
+      this.report(error, 'list');
+      return { type: 'listFailed', error };
+    }
+  }
+
+  private async commit(state: ListedState): Promise<InformerInput> {
+    await this.enterDelivery();
+    try {
+      const deltas = this.cache.replace(this.buffer);
+      this.buffer = new Map();
+      this.rv = state.resourceVersion;
+      for (const delta of deltas) {
+        if (delta.type === 'add') await this.deliverAdd(delta.object);
+        else if (delta.type === 'update') await this.deliverUpdate(delta.oldObject, delta.object);
+        else await this.deliverDelete(delta.object);
+      }
+    } finally {
+      await this.leaveDelivery();
+    }
+    this.metrics?.synced(this.clock.now());
+    if (!this.synced) {
+      this.synced = true;
+      this.emit('synced');
+    }
+    return COMMITTED;
+  }
+
+  private async watch(state: WatchingState, signal: AbortSignal): Promise<InformerInput> {
+    const startedAt = this.clock.now();
+    const from = state.resourceVersion;
+    this.rv = from;
+    const span = this.startSpan(SpanNames.informerWatch);
+    let watch: WatchResponse<T>;
+    try {
+      watch = await this.client.watch(this.namespace, {
+        resourceVersion: from,
+        allowWatchBookmarks: true,
+        timeoutSeconds: Math.floor(this.watchTimeoutSeconds * (1 + this.random())),
+        labelSelector: this.labelSelector,
+        fieldSelector: this.fieldSelector,
+        signal,
+      });
+    } catch (error) {
+      endSpan(span, error);
+      if (signal.aborted) return ABORTED;
+      this.report(error, 'watch');
+      return { type: 'watchFailed', error, resourceVersion: from, events: 0, durationMs: this.clock.now() - startedAt };
+    }
+    this.metrics?.watchConnected();
+    this.emit('watchStart', from);
+    this.traceEvents = span.isRecording();
+
+    // Inactivity: a counter per event, compared by a timer once per period (no timer reset per event).
+    let events = 0;
+    let inactive = false;
+    let timer: Timer | undefined;
+    if (this.inactivityTimeoutMs > 0) {
+      let seen = 0;
+      const tick = (): void => {
+        if (events === seen) {
+          inactive = true;
+          watch.stop();
+        } else {
+          seen = events;
+          timer = this.clock.setTimer(this.inactivityTimeoutMs, tick);
+        }
+      };
+      timer = this.clock.setTimer(this.inactivityTimeoutMs, tick);
+    }
+
+    let failure: unknown;
+    try {
+      for await (const event of watch) {
+        events++;
+        if (event.type === 'ERROR') {
+          failure = event.error;
+          break;
+        }
+        const object = event.object;
+        if (event.type !== 'BOOKMARK') {
+          while (this.exclusive !== undefined) await this.exclusive;
+          this.delivering = true;
+          try {
+            await this.apply(event.type, object);
+          } finally {
+            this.delivering = false;
+          }
+          if (this.resyncPending) await this.runPendingResync();
+        }
+        this.rv = object.metadata.resourceVersion || this.rv;
+      }
+    } catch (error) {
+      failure = error;
+    } finally {
+      timer?.cancel();
+      watch.stop();
+      this.traceEvents = false;
+    }
+    const stats = { resourceVersion: this.rv, events, durationMs: this.clock.now() - startedAt };
+    endSpan(span, signal.aborted ? undefined : failure);
+    if (signal.aborted) return ABORTED;
+    if (failure !== undefined) {
+      this.report(failure, 'watch');
+      return { type: 'watchFailed', error: failure, ...stats };
+    }
+    if (inactive) {
+      this.report(new WatchInactivityError(this.inactivityTimeoutMs), 'watch');
+      return { type: 'watchInactive', ...stats };
+    }
+    return { type: 'watchClosed', ...stats };
+  }
+
+  /** Applies one watch event to the cache and delivers it. The hot path: keep it lean. */
+  private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', raw: T): Promise<void> {
+    const object = this.transform ? this.transform(raw) : raw;
+    const key = objectKey(object);
+    if (type === 'DELETED') {
+      // The event carries the final state of the object.
+      this.cache.delete(key);
+      return this.deliverDelete(object);
+    }
+    const old = this.cache.get(key);
+    this.cache.set(key, object);
+    if (old === undefined) return this.deliverAdd(object);
+    return this.updateOrReplace(type, old, object);
+  }
+
+  private async updateOrReplace(type: 'ADDED' | 'MODIFIED', old: T, object: T): Promise<void> {
+    if (old.metadata.uid !== undefined && object.metadata.uid !== undefined && old.metadata.uid !== object.metadata.uid) {
+      // Same name, new object: the old one was deleted while we were not looking.
+      await this.deliverDelete(old);
+      return this.deliverAdd(object);
+    }
+    // A synthetic ADDED of an object we already hold unchanged (a watch from '' or '0') is no news.
+    if (type === 'ADDED' && old.metadata.resourceVersion === object.metadata.resourceVersion) return;
+    return this.deliverUpdate(old, object);
+  }
+
+  private async deliverAdd(object: T): Promise<void> {
+    if (this.traceEvents) return this.traced(SpanNames.informerEventAdd, object, (h) => h.add(this.ctx, object));
+    for (const handler of this.handlers) {
+      try {
+        await handler.add(this.ctx, object);
+      } catch (error) {
+        this.report(error, 'handler', object);
+      }
+    }
+  }
+
+  private async deliverUpdate(oldObject: T, object: T): Promise<void> {
+    if (this.traceEvents) return this.traced(SpanNames.informerEventUpdate, object, (h) => h.update(this.ctx, oldObject, object));
+    for (const handler of this.handlers) {
+      try {
+        await handler.update(this.ctx, oldObject, object);
+      } catch (error) {
+        this.report(error, 'handler', object);
+      }
+    }
+  }
+
+  private async deliverDelete(object: T): Promise<void> {
+    if (this.traceEvents) return this.traced(SpanNames.informerEventDelete, object, (h) => h.delete(this.ctx, object));
+    for (const handler of this.handlers) {
+      try {
+        await handler.delete(this.ctx, object);
+      } catch (error) {
+        this.report(error, 'handler', object);
+      }
+    }
+  }
+
+  private async traced(name: string, object: T, call: (handler: ResourceWatcher<T>) => Promise<void>): Promise<void> {
+    const span = startObjectSpan(name, object);
+    let failure: unknown;
+    for (const handler of this.handlers) {
+      try {
+        await call(handler);
+      } catch (error) {
+        failure = error;
+        this.report(error, 'handler', object);
+      }
+    }
+    endSpan(span, failure);
+  }
+
+  // --- resync: delivered between events, never concurrently with them ---
+
+  private readonly onResyncTimer = (): void => {
+    this.resyncTimer = this.clock.setTimer(this.resyncPeriodMs, this.onResyncTimer);
+    if (!this.synced || this.resyncing || this.exclusive !== undefined) return;
+    if (this.delivering) {
+      this.resyncPending = true;
+      return;
+    }
+    this.exclusive = this.resync().finally(() => {
+      this.exclusive = undefined;
+    });
+  };
+
+  private async runPendingResync(): Promise<void> {
+    this.resyncPending = false;
+    this.delivering = true;
+    try {
+      await this.resync();
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  private async resync(): Promise<void> {
+    this.resyncing = true;
+    try {
+      for (const object of Array.from(this.cache.values())) {
+        if (this.ctx.signal.aborted) return;
+        for (const handler of this.handlers) {
+          try {
+            await handler.update(this.ctx, object, object);
+          } catch (error) {
+            this.report(error, 'handler', object);
+          }
+        }
+      }
+    } finally {
+      this.resyncing = false;
+    }
+  }
+
+  private async enterDelivery(): Promise<void> {
+    while (this.exclusive !== undefined) await this.exclusive;
+    this.delivering = true;
+  }
+
+  private async leaveDelivery(): Promise<void> {
+    this.delivering = false;
+    if (this.resyncPending) await this.runPendingResync();
+  }
+
+  // --- reporting ---
+
+  private report(error: unknown, phase: InformerErrorPhase, object?: KubeObject): void {
+    if (this.metrics !== undefined && isCodecError(error)) this.metrics.decodeError();
+    if (phase !== 'handler') this.emit('watchError', error);
+    try {
+      this.errorHandler(error, { phase, kind: this.kind.kind, object });
+    } catch {
+      // An error handler that throws must not stop the informer.
+    }
+  }
+
+  private startSpan(name: string): Span {
+    return getTracer().startSpan(name, {
+      attributes: { 'kind.name': this.kind.kind, 'kind.group': this.kind.group, 'kind.version': this.kind.version, namespace: this.namespace },
+    });
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

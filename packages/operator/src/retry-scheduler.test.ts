@@ -1,0 +1,162 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { VirtualClock } from './clock.js';
+import type { Clock, Timer } from './clock.js';
+import { RetryScheduler } from './retry-scheduler.js';
+import { seededRandom } from './testing/fake-informer.js';
+
+/** A synchronous manual clock: `fire()` runs the one armed timer; counts how many timers were set. */
+class ManualClock implements Clock {
+  current = 0;
+  timersSet = 0;
+  private armed: { at: number; fn: () => void; cancelled: boolean } | undefined;
+  now(): number {
+    return this.current;
+  }
+  setTimer(delayMs: number, fn: () => void): Timer {
+    this.timersSet++;
+    const t = { at: this.current + delayMs, fn, cancelled: false };
+    this.armed = t;
+    return { cancel: () => void (t.cancelled = true) };
+  }
+  sleep(): Promise<void> {
+    return Promise.resolve();
+  }
+  /** Jumps to the armed timer and fires it; false when none is armed. */
+  fire(): boolean {
+    const t = this.armed;
+    if (t === undefined || t.cancelled) return false;
+    this.armed = undefined;
+    this.current = Math.max(this.current, t.at);
+    t.fn();
+    return true;
+  }
+}
+
+describe('RetryScheduler', () => {
+  test('fires entries in due order, entries due together in schedule order', async () => {
+    const clock = new VirtualClock();
+    const fired: string[] = [];
+    const s = new RetryScheduler<string>({ clock, onDue: (_k, e) => fired.push(`${clock.now()}:${e}`) });
+    s.start();
+    s.schedule('a', 'late', 300);
+    s.schedule('b', 'first', 100);
+    s.schedule('c', 'tie1', 200);
+    s.schedule('a', 'tie2', 200);
+    await clock.advance(1000);
+    assert.deepEqual(fired, ['100:first', '200:tie1', '200:tie2', '300:late']);
+    assert.equal(s.size, 0);
+  });
+
+  test('keeps exactly one timer armed for many entries, re-armed for an earlier entry', () => {
+    const clock = new VirtualClock();
+    const s = new RetryScheduler<number>({ clock, onDue: () => {} });
+    s.start();
+    for (let i = 0; i < 1000; i++) s.schedule(`k${i}`, i, 5000 + i);
+    assert.equal(clock.pendingTimers(), 1);
+    assert.equal(clock.nextTimerAt(), 5000);
+    s.schedule('early', -1, 10);
+    assert.equal(clock.pendingTimers(), 1);
+    assert.equal(clock.nextTimerAt(), 10);
+    assert.equal(s.nextDueAt(), 10);
+  });
+
+  test('cancel removes the matching entries of one key only and returns them', async () => {
+    const clock = new VirtualClock();
+    const fired: string[] = [];
+    const s = new RetryScheduler<{ handler: string }>({ clock, onDue: (k, e) => fired.push(`${k}/${e.handler}`) });
+    s.start();
+    s.schedule('obj', { handler: 'w1' }, 100);
+    s.schedule('obj', { handler: 'w2' }, 100);
+    s.schedule('other', { handler: 'w1' }, 100);
+    const removed = s.cancel('obj', (e) => e.handler === 'w1');
+    assert.deepEqual(removed, [{ handler: 'w1' }]);
+    assert.equal(s.pending('obj'), 1);
+    assert.deepEqual(s.entries('obj'), [{ handler: 'w2' }]);
+    assert.deepEqual(s.cancel('missing', () => true), []);
+    await clock.advance(100);
+    assert.deepEqual(fired, ['obj/w2', 'other/w1']);
+  });
+
+  test('an entry scheduled with delay 0 while firing waits for the next turn instead of looping', async () => {
+    const clock = new VirtualClock();
+    let fired = 0;
+    const s = new RetryScheduler<number>({
+      clock,
+      onDue: (k, n) => {
+        fired++;
+        if (n < 3) s.schedule(k, n + 1, 0);
+      },
+    });
+    s.start();
+    s.schedule('k', 0, 0);
+    await clock.advance(0);
+    assert.equal(fired, 4);
+  });
+
+  test('does not fire before start or after stop, and clear drops everything', async () => {
+    const clock = new VirtualClock();
+    let fired = 0;
+    const s = new RetryScheduler<number>({ clock, onDue: () => fired++ });
+    s.schedule('k', 1, 10);
+    await clock.advance(100);
+    assert.equal(fired, 0);
+    s.start();
+    await clock.advance(0);
+    assert.equal(fired, 1);
+    s.schedule('k', 2, 10);
+    s.stop();
+    await clock.advance(100);
+    assert.equal(fired, 1);
+    assert.equal(s.clear(), 1);
+    s.start();
+    await clock.advance(100);
+    assert.equal(fired, 1);
+    assert.equal(clock.pendingTimers(), 0);
+  });
+
+  test('waits longer than the 2^31-1 ms timer limit in steps without firing early', async () => {
+    const clock = new VirtualClock();
+    const firedAt: number[] = [];
+    const s = new RetryScheduler<number>({ clock, onDue: () => firedAt.push(clock.now()) });
+    s.start();
+    const due = 2 ** 32;
+    s.schedule('k', 1, due);
+    assert.equal(clock.nextTimerAt(), 2 ** 31 - 1);
+    while (await clock.runNext());
+    assert.deepEqual(firedAt, [due]);
+  });
+
+  test('handles 100k pending entries with one timer, cancellation compacts the heap, and all fire in order', () => {
+    const clock = new ManualClock();
+    const random = seededRandom(7);
+    let last = -1;
+    let outOfOrder = 0;
+    let fired = 0;
+    const s = new RetryScheduler<number>({
+      clock,
+      onDue: (_k, due) => {
+        fired++;
+        if (due < last) outOfOrder++;
+        last = due;
+      },
+    });
+    s.start();
+    const n = 100_000;
+    for (let i = 0; i < n; i++) {
+      const delay = Math.floor(random() * 160_000);
+      s.schedule(`obj${i % 5000}`, delay, delay);
+    }
+    assert.equal(s.size, n);
+    // Cancel every entry of the first half of the objects: half the heap.
+    let cancelled = 0;
+    for (let o = 0; o < 2500; o++) cancelled += s.cancel(`obj${o}`, () => true).length;
+    assert.equal(s.size, n - cancelled);
+    while (clock.fire());
+    assert.equal(fired, n - cancelled);
+    assert.equal(outOfOrder, 0);
+    assert.equal(s.size, 0);
+    // Far fewer timers than entries: one per distinct due time at most.
+    assert.ok(clock.timersSet <= 160_001, `timers set: ${clock.timersSet}`);
+  });
+});

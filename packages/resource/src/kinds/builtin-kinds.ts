@@ -1,0 +1,18 @@
+/** Every built-in kind kubeloop knows, in one list (the API server serves these without a CRD). */
+import type { Kind } from '../kind.js';
+import { ConfigMapKind } from './config-map.js';
+import { CustomResourceDefinitionKind } from './custom-resource-definition.js';
+import { EventKind } from './event.js';
+import { LeaseKind } from './lease.js';
+import { NamespaceKind } from './namespace.js';
+import { SecretKind } from './secret.js';
+
+/** Namespace, ConfigMap, Secret, Event, Lease and CustomResourceDefinition. */
+export const builtinKinds: readonly Kind[] = Object.freeze([
+  NamespaceKind,
+  ConfigMapKind,
+  SecretKind,
+  EventKind,
+  LeaseKind,
+  CustomResourceDefinitionKind,
+]);

@@ -1,0 +1,25 @@
+/** What the numbers were measured on. */
+import { cpus, totalmem } from 'node:os';
+
+/** The machine of a benchmark run. */
+export interface MachineInfo {
+  cpuModel: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  platform: string;
+  arch: string;
+}
+
+/** Describes this machine. */
+export function machineInfo(): MachineInfo {
+  const list = cpus();
+  return {
+    cpuModel: list[0]?.model.trim() ?? 'unknown',
+    cores: list.length,
+    memoryGiB: Math.round(totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * `npm run bench`: every scenario of the benchmark, side by side in one run. Prints a table per scenario
+ * and the verdict on each goal of the issue, writes bench/results.json, docs/benchmarks.md and one SVG chart
+ * per scenario in docs/bench/. `--quick` runs tiny sizes as a smoke test and writes under bench/raw/quick/
+ * instead, so that it never replaces the published figures. Exits non-zero if any consumer or server fails.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { machineInfo } from './machine.js';
+import { parseBenchOptions, type BenchOptions } from './options.js';
+import { renderBenchmarksMarkdown } from './report/benchmarks-markdown.js';
+import { judgeGoals } from './report/goals.js';
+import type { GoalVerdict, ScenarioId, ScenarioReport } from './report/scenario-report.js';
+import { renderBarChartSvg } from './report/svg-bar-chart.js';
+import { renderTextTable } from './report/text-table.js';
+import { runApiServerBench } from './scenarios/apiserver.js';
+import { runCacheMemory } from './scenarios/cache-memory.js';
+import { runLatency } from './scenarios/latency.js';
+import { runRetryScheduler } from './scenarios/retry-scheduler.js';
+import { runWatchIngest } from './scenarios/watch-ingest.js';
+import { nowSeconds } from './measure.js';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+
+/** The whole of bench/results.json. */
+export interface BenchResults {
+  command: string;
+  quick: boolean;
+  startedAt: string;
+  durationSeconds: number;
+  machine: ReturnType<typeof machineInfo>;
+  sizes: BenchOptions['sizes'];
+  scenarios: ScenarioReport[];
+  goals: GoalVerdict[];
+  failures: { scenario: ScenarioId; error: string }[];
+}
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function runScenario(id: ScenarioId, options: BenchOptions): Promise<ScenarioReport> {
+  const s = options.sizes;
+  const execArgv = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench/raw/profiles')}`] : undefined;
+  switch (id) {
+    case 'watch-ingest':
+      return runWatchIngest({ events: s.ingestEvents, objects: s.ingestObjects, runs: s.runs, warmups: s.warmups, seed: options.seed, log, execArgv, only: options.consumers });
+    case 'cache-memory':
+      return runCacheMemory({ sizes: s.cacheObjects, runs: s.runs, seed: options.seed, log, only: options.consumers });
+    case 'retry-scheduler':
+      return runRetryScheduler({ objects: s.retryObjects, seconds: s.retrySeconds, runs: s.runs, log });
+    case 'latency':
+      return runLatency({ rate: s.latencyRate, seconds: s.latencySeconds, runs: s.runs, log });
+    case 'apiserver':
+      return runApiServerBench({ starts: s.apiserverStarts, writes: s.apiserverWrites, watchers: s.apiserverWatchers, runs: s.runs, log });
+  }
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseBenchOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    return 2;
+  }
+  const started = nowSeconds();
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
+  log(`kubeloop bench${options.quick ? ' (quick)' : ''}: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`);
+
+  const reports: ScenarioReport[] = [];
+  const failures: BenchResults['failures'] = [];
+  for (const id of options.scenarios) {
+    log(`\n== ${id}`);
+    try {
+      const report = await runScenario(id, options);
+      reports.push(report);
+      log(`\n${report.title}: ${report.setup}\n`);
+      log(renderTextTable(report.columns, report.rows));
+      for (const note of report.notes) log(`  note: ${note}`);
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      failures.push({ scenario: id, error: text });
+      log(`!! ${id} failed: ${text}`);
+    }
+  }
+
+  const goals = judgeGoals(reports);
+  if (goals.length > 0) {
+    log('\nGoals of the issue (reported, never asserted):');
+    log(
+      renderTextTable(
+        ['Goal', 'Measured', 'Verdict'],
+        goals.map((g) => [g.goal, g.measured, g.met === undefined ? `not measured: ${g.margin}` : `${g.met ? 'met' : 'MISSED'} (${g.margin})`]),
+      ),
+    );
+  }
+
+  const results: BenchResults = {
+    command,
+    quick: options.quick,
+    startedAt,
+    durationSeconds: Math.round(nowSeconds() - started),
+    machine,
+    sizes: options.sizes,
+    scenarios: reports,
+    goals,
+    failures,
+  };
+  if (options.write) {
+    const benchDir = options.quick ? join(ROOT, 'bench/raw/quick') : join(ROOT, 'bench');
+    const docsDir = options.quick ? join(ROOT, 'bench/raw/quick/docs') : join(ROOT, 'docs');
+    mkdirSync(join(docsDir, 'bench'), { recursive: true });
+    mkdirSync(benchDir, { recursive: true });
+    writeFileSync(join(benchDir, 'results.json'), `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`);
+    for (const report of reports) writeFileSync(join(docsDir, 'bench', `${report.id}.svg`), renderBarChartSvg(report.chart));
+    writeFileSync(join(docsDir, 'benchmarks.md'), renderBenchmarksMarkdown(results));
+    log(`\nwrote ${join(benchDir, 'results.json')}, ${join(docsDir, 'benchmarks.md')} and ${reports.length} chart(s) in ${join(docsDir, 'bench')}`);
+  }
+  log(`\ndone in ${results.durationSeconds} s${failures.length > 0 ? `, ${failures.length} scenario(s) FAILED` : ''}`);
+  return failures.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,33 @@
+/** The shape every scenario reports in: a table for people, a chart, and the raw numbers for machines. */
+import type { BarChartSpec } from './svg-bar-chart.js';
+
+/** Identifiers of the five scenarios, in the order of the issue. */
+export type ScenarioId = 'watch-ingest' | 'cache-memory' | 'retry-scheduler' | 'latency' | 'apiserver';
+
+/** One scenario's outcome. */
+export interface ScenarioReport<D = unknown> {
+  id: ScenarioId;
+  /** Heading, e.g. `1. Watch ingest`. */
+  title: string;
+  /** What was run, with the sizes used. */
+  setup: string;
+  columns: string[];
+  rows: string[][];
+  /** Observations worth a sentence (a consumer that could not run, a reconnect seen...). */
+  notes: string[];
+  chart: BarChartSpec;
+  /** Machine-readable numbers (medians and every run). */
+  data: D;
+}
+
+/** One goal of the issue, judged against this run. */
+export interface GoalVerdict {
+  /** What the issue asks, e.g. `ingest >= 1.0x the raw baseline`. */
+  goal: string;
+  /** What was measured, e.g. `1.07x`. */
+  measured: string;
+  /** True met, false missed, undefined when it could not be measured in this run. */
+  met: boolean | undefined;
+  /** `by 7%` / `short by 12%`, or why it was not measured. */
+  margin: string;
+}

@@ -1,0 +1,115 @@
+/**
+ * Scenario 2, initial list and cache memory: for each list size, each consumer child lists the objects and
+ * reports heap after GC (outside the I/O callback that delivered the list) minus the heap of the same
+ * process before the consumer started, per cached object.
+ */
+import { BenchChild } from '../child-process.js';
+import type { ConsumerName } from '../consumers/consumer.js';
+import type { ConsumerResult } from '../consumers/consumer-main.js';
+import { writeKubeconfig } from '../kubeconfig.js';
+import { formatBytes, formatFixed, formatInt, formatRatio } from '../report/format.js';
+import type { ScenarioReport } from '../report/scenario-report.js';
+import type { StreamServerInfo } from '../servers/stream-server.js';
+import { median, ratio } from '../stats.js';
+import { CONSUMER_LABELS, CONSUMER_SHORT, runRounds } from './consumer-runs.js';
+
+const STREAM_SERVER = new URL('../servers/stream-server.js', import.meta.url);
+
+/** Options of scenario 2. */
+export interface CacheMemoryOptions {
+  sizes: number[];
+  runs: number;
+  seed: number;
+  log: (line: string) => void;
+  /** Only these consumers. Default: all. */
+  only?: readonly string[] | undefined;
+}
+
+/** Median figures of one consumer at one size. */
+export interface CacheFigures {
+  consumer: ConsumerName;
+  objects: number;
+  bytesPerObject: number;
+  /** bytesPerObject divided by the mean JSON size of an object. */
+  jsonMultiple: number;
+  listSeconds: number;
+  listCpuSeconds: number;
+  runs: ConsumerResult[];
+}
+
+/** Machine-readable outcome of scenario 2. */
+export interface CacheMemoryData {
+  sizes: number[];
+  meanObjectBytes: number;
+  consumers: CacheFigures[];
+}
+
+const ALL_CONSUMERS: ConsumerName[] = ['raw', 'kubeloop', 'kubeloop-strip', 'client-node'];
+
+/** Runs scenario 2. */
+export async function runCacheMemory(options: CacheMemoryOptions): Promise<ScenarioReport<CacheMemoryData>> {
+  const CONSUMERS = ALL_CONSUMERS.filter((c) => !options.only || options.only.includes(c));
+  const figures: CacheFigures[] = [];
+  let meanObjectBytes = NaN;
+  for (const size of options.sizes) {
+    const server = BenchChild.start(STREAM_SERVER, { objects: size, events: 0, seed: options.seed }, { timeoutMs: 60 * 60_000, label: 'stream server' });
+    try {
+      const info = await server.ready<StreamServerInfo>();
+      meanObjectBytes = info.meanObjectBytes;
+      options.log(`  list of ${formatInt(size)} objects, ${formatBytes(info.listBytes)}`);
+      const kubeconfigPath = writeKubeconfig(info.url);
+      const results = await runRounds({
+        consumers: CONSUMERS,
+        warmups: 0,
+        runs: options.runs,
+        timeoutMs: 120_000 + size * 2,
+        log: options.log,
+        input: (consumer) => ({ consumer, mode: 'cache', serverUrl: info.url, kubeconfigPath, markerResourceVersion: info.markerResourceVersion, objects: size }),
+      });
+      for (const consumer of CONSUMERS) {
+        const runs = results.get(consumer)!;
+        for (const r of runs) {
+          if (r.cachedObjects !== size) throw new Error(`${consumer} cached ${r.cachedObjects} of ${size} objects`);
+        }
+        const bytesPerObject = median(runs.map((r) => (r.heapAfterGcBytes - r.emptyHeapBytes) / r.cachedObjects));
+        figures.push({
+          consumer,
+          objects: size,
+          bytesPerObject,
+          jsonMultiple: bytesPerObject / info.meanObjectBytes,
+          listSeconds: median(runs.map((r) => r.listSeconds)),
+          listCpuSeconds: median(runs.map((r) => r.listCpuSeconds)),
+          runs,
+        });
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+  const at = (c: ConsumerName, n: number): CacheFigures | undefined => figures.find((f) => f.consumer === c && f.objects === n);
+  const rows = figures.map((f) => [
+    CONSUMER_LABELS[f.consumer],
+    formatInt(f.objects),
+    formatInt(f.bytesPerObject),
+    formatFixed(f.jsonMultiple, 2),
+    formatRatio(ratio(f.bytesPerObject, at('raw', f.objects)?.bytesPerObject)),
+    formatRatio(ratio(f.bytesPerObject, at('client-node', f.objects)?.bytesPerObject)),
+    formatFixed(f.listSeconds, 2),
+    formatFixed(f.listCpuSeconds, 2),
+  ]);
+  const largest = Math.max(...options.sizes);
+  return {
+    id: 'cache-memory',
+    title: '2. Initial list and cache memory',
+    setup: `Lists of ${options.sizes.map(formatInt).join(' and ')} ConfigMaps of ${formatInt(meanObjectBytes)} B JSON; heap after GC minus the same process before the consumer started, per cached object; median of ${options.runs} runs.`,
+    columns: ['Consumer', 'objects', 'heap B / object', 'x JSON size', 'vs raw Map', 'vs client-node', 'list s', 'list CPU s'],
+    rows,
+    notes: [],
+    chart: {
+      title: '2. Cache memory per object',
+      subtitle: `heap bytes per cached object at ${formatInt(largest)} objects, lower is better (JSON: ${formatInt(meanObjectBytes)} B)`,
+      bars: CONSUMERS.map((c) => ({ label: CONSUMER_SHORT[c], value: at(c, largest)?.bytesPerObject ?? NaN, emphasis: c.startsWith('kubeloop') })),
+    },
+    data: { sizes: options.sizes, meanObjectBytes, consumers: figures },
+  };
+}

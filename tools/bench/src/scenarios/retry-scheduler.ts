@@ -1,0 +1,99 @@
+/**
+ * Scenario 3, retry scheduler: N objects failing with backoff for a bounded time on the real clock, in two
+ * child processes: kubeloop's RetryScheduler against one setTimeout per retry. CPU per retry, heap per
+ * pending retry, timer lateness.
+ */
+import { BenchChild } from '../child-process.js';
+import { formatFixed, formatInt, formatMillis, formatRatio } from '../report/format.js';
+import type { ScenarioReport } from '../report/scenario-report.js';
+import type { RetryInput, RetryResult } from '../retry-scheduler-main.js';
+import { median, ratio } from '../stats.js';
+
+const RETRY_MAIN = new URL('../retry-scheduler-main.js', import.meta.url);
+
+/** Options of scenario 3. */
+export interface RetrySchedulerOptions {
+  objects: number;
+  seconds: number;
+  runs: number;
+  log: (line: string) => void;
+}
+
+/** Median figures of one variant. */
+export interface RetryFigures {
+  variant: RetryInput['variant'];
+  retries: number;
+  cpuSeconds: number;
+  cpuMicrosPerRetry: number;
+  heapBytesPerPending: number;
+  latenessP50Ms: number;
+  latenessP99Ms: number;
+  runs: RetryResult[];
+}
+
+/** Machine-readable outcome of scenario 3. */
+export interface RetrySchedulerData {
+  objects: number;
+  seconds: number;
+  variants: RetryFigures[];
+}
+
+const VARIANTS: RetryInput['variant'][] = ['kubeloop', 'setTimeout'];
+const LABELS: Record<RetryInput['variant'], string> = {
+  kubeloop: 'kubeloop RetryScheduler (one heap, one timer)',
+  setTimeout: 'naive: one setTimeout per retry',
+};
+
+/** Runs scenario 3. */
+export async function runRetryScheduler(options: RetrySchedulerOptions): Promise<ScenarioReport<RetrySchedulerData>> {
+  const results = new Map<RetryInput['variant'], RetryResult[]>(VARIANTS.map((v) => [v, []]));
+  for (let run = 0; run < options.runs; run++) {
+    for (const variant of run % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
+      const child = BenchChild.start(RETRY_MAIN, { variant, objects: options.objects, seconds: options.seconds } satisfies RetryInput, {
+        timeoutMs: options.seconds * 1000 + 120_000,
+        label: `retry ${variant}`,
+      });
+      const result = await child.result<RetryResult>().finally(() => child.stop());
+      options.log(`  run ${run + 1}/${options.runs} ${variant}: ${formatInt(result.retries)} retries, ${result.cpuSeconds.toFixed(2)} CPU-s`);
+      results.get(variant)!.push(result);
+    }
+  }
+  const variants = VARIANTS.map((variant): RetryFigures => {
+    const runs = results.get(variant)!;
+    return {
+      variant,
+      retries: median(runs.map((r) => r.retries)),
+      cpuSeconds: median(runs.map((r) => r.cpuSeconds)),
+      cpuMicrosPerRetry: median(runs.map((r) => (r.cpuSeconds / r.retries) * 1e6)),
+      heapBytesPerPending: median(runs.map((r) => r.heapBytesPerPending)),
+      latenessP50Ms: median(runs.map((r) => r.latenessP50Ms)),
+      latenessP99Ms: median(runs.map((r) => r.latenessP99Ms)),
+      runs,
+    };
+  });
+  const naive = variants.find((v) => v.variant === 'setTimeout')!;
+  return {
+    id: 'retry-scheduler',
+    title: '3. Retry scheduler',
+    setup: `${formatInt(options.objects)} objects failing on every attempt for ${options.seconds} s of real time (backoff 5 ms doubling, +-10% jitter, first failures spread over 1 s); median of ${options.runs} runs.`,
+    columns: ['Scheduler', 'retries fired', 'CPU s', 'CPU us / retry', 'CPU vs naive', 'heap B / pending retry', 'lateness p50', 'lateness p99'],
+    rows: variants.map((v) => [
+      LABELS[v.variant],
+      formatInt(v.retries),
+      formatFixed(v.cpuSeconds, 2),
+      formatFixed(v.cpuMicrosPerRetry, 2),
+      formatRatio(ratio(v.cpuMicrosPerRetry, naive.cpuMicrosPerRetry)),
+      formatInt(v.heapBytesPerPending),
+      formatMillis(v.latenessP50Ms),
+      formatMillis(v.latenessP99Ms),
+    ]),
+    notes: [],
+    chart: {
+      title: '3. Retry scheduler CPU',
+      subtitle: `CPU microseconds per retry, ${formatInt(options.objects)} failing objects, lower is better`,
+      bars: variants.map((v) => ({ label: v.variant === 'kubeloop' ? 'kubeloop RetryScheduler' : 'setTimeout per retry', value: v.cpuMicrosPerRetry, emphasis: v.variant === 'kubeloop' })),
+      format: (v) => `${v.toFixed(2)} us`,
+    },
+    data: { objects: options.objects, seconds: options.seconds, variants },
+  };
+}

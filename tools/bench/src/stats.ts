@@ -1,0 +1,35 @@
+/** Small statistics helpers for benchmark samples. Pure functions; inputs are never mutated. */
+
+/** The median of `values`; NaN for an empty array. With an even count, the mean of the two middle values. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * The `p`-th percentile (0..100) of `values` by the nearest-rank method: the smallest value such that
+ * at least p% of the samples are <= it. NaN for an empty array. p99 of 100 samples is the 99th smallest.
+ */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile must be within 0..100, got ${p}`);
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1]!;
+}
+
+/** Arithmetic mean; NaN for an empty array. */
+export function mean(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum / values.length;
+}
+
+/** `a / b`, or NaN when either is not a finite number or `b` is 0 (a ratio against a missing baseline). */
+export function ratio(a: number | undefined, b: number | undefined): number {
+  if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return Number.NaN;
+  return a / b;
+}

@@ -1,0 +1,103 @@
+/**
+ * Pre-generated list and watch bodies. Generated once per scenario, in the server process, so that
+ * serving an event costs one `res.write` of bytes that already exist.
+ */
+import { makeBenchObject, touchBenchObject, type BenchObject } from './bench-objects.js';
+import { SeededRandom } from './seeded-random.js';
+
+/** What to generate. */
+export interface WatchStreamSpec {
+  /** Number of objects in the list. */
+  objects: number;
+  /** Number of MODIFIED events in the watch stream (each modifies one seeded-random object). */
+  events: number;
+  /** PRNG seed. Default: 42. */
+  seed?: number | undefined;
+}
+
+/** Lines stored back to back in one buffer; line `i` is `bytes[offsets[i] .. offsets[i+1])`, newline included. */
+export interface LineBuffer {
+  readonly bytes: Buffer;
+  readonly offsets: Float64Array;
+  readonly count: number;
+}
+
+/** A generated stream. Resource versions: objects 1..objects, the list at `listResourceVersion`, events after it. */
+export interface WatchStream {
+  /** The list response body (`ConfigMapList`). */
+  readonly listBody: Buffer;
+  readonly listResourceVersion: number;
+  /** One `ADDED` line per object, for watches that start from resourceVersion '' or '0'. */
+  readonly addedLines: LineBuffer;
+  /** The `MODIFIED` lines; event `i` has resourceVersion `listResourceVersion + 1 + i`. */
+  readonly eventLines: LineBuffer;
+  /** resourceVersion of the last event: a consumer has seen everything when it sees this one. */
+  readonly markerResourceVersion: string;
+  /** Mean JSON size of a listed object, bytes. */
+  readonly meanObjectBytes: number;
+}
+
+/** Appends lines to a growing buffer. */
+class LineBufferBuilder {
+  private bytes: Buffer;
+  private length = 0;
+  private readonly offsets: Float64Array;
+  private count = 0;
+
+  constructor(expectedLines: number, expectedLineBytes: number) {
+    this.bytes = Buffer.allocUnsafe(Math.max(1024, expectedLines * expectedLineBytes));
+    this.offsets = new Float64Array(expectedLines + 1);
+  }
+
+  push(line: string): void {
+    const need = Buffer.byteLength(line) + 1;
+    if (this.length + need > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + need));
+      this.bytes.copy(grown, 0, 0, this.length);
+      this.bytes = grown;
+    }
+    this.length += this.bytes.write(line, this.length);
+    this.bytes[this.length++] = 10;
+    this.offsets[++this.count] = this.length;
+  }
+
+  build(): LineBuffer {
+    return { bytes: this.bytes.subarray(0, this.length), offsets: this.offsets, count: this.count };
+  }
+}
+
+/** Line `i` of `lines` (a view, not a copy). */
+export function lineAt(lines: LineBuffer, i: number): Buffer {
+  return lines.bytes.subarray(lines.offsets[i]!, lines.offsets[i + 1]!);
+}
+
+/** Generates the list and the watch stream described by `spec`. Deterministic for a given seed. */
+export function generateWatchStream(spec: WatchStreamSpec): WatchStream {
+  const rng = new SeededRandom(spec.seed ?? 42);
+  const objects: BenchObject[] = [];
+  for (let i = 0; i < spec.objects; i++) objects.push(makeBenchObject(rng, i, i + 1));
+  const listResourceVersion = spec.objects;
+  const itemJson = objects.map((o) => JSON.stringify(o));
+  const meanObjectBytes = itemJson.reduce((n, s) => n + Buffer.byteLength(s), 0) / Math.max(1, spec.objects);
+  const listBody = Buffer.from(
+    `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${listResourceVersion}"},"items":[${itemJson.join(',')}]}`,
+  );
+  const added = new LineBufferBuilder(spec.objects, meanObjectBytes + 40);
+  for (const json of itemJson) added.push(`{"type":"ADDED","object":${json}}`);
+  const events = new LineBufferBuilder(spec.events, meanObjectBytes + 40);
+  const revisions = new Uint32Array(spec.objects).fill(1);
+  for (let i = 0; i < spec.events; i++) {
+    const index = rng.int(spec.objects);
+    const obj = objects[index]!;
+    touchBenchObject(obj, listResourceVersion + 1 + i, ++revisions[index]!);
+    events.push(`{"type":"MODIFIED","object":${JSON.stringify(obj)}}`);
+  }
+  return {
+    listBody,
+    listResourceVersion,
+    addedLines: added.build(),
+    eventLines: events.build(),
+    markerResourceVersion: String(listResourceVersion + spec.events),
+    meanObjectBytes,
+  };
+}
