@@ -34,6 +34,7 @@ import type { ListOptions } from './list-options.js';
 import { generatedName } from './name-validation.js';
 import type { ObjectStore } from './object-store.js';
 import { canonicalObject, metadataTypeProblem, newFinalizersWhileDeleting, validateObjectMeta } from './object-meta.js';
+import { acceptedPatchTypes, patchMediaTypes } from './patch-media-types.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, isPatchError } from './patch/index.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf, storeKeyOf } from './resource-type.js';
@@ -45,7 +46,6 @@ import {
   conflict,
   forbidden,
   invalid,
-  invalidValue,
   notFound,
   requiredValue,
   resourceVersionTooLarge,
@@ -85,23 +85,6 @@ export interface DeleteResult {
 export interface DeleteRequest {
   readonly preconditions?: { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined } | undefined;
   readonly dryRun: boolean;
-}
-
-/** The patch formats, by media type. */
-export type PatchFormat = 'json' | 'merge' | 'strategic' | 'apply';
-
-const patchMediaTypes: Record<string, PatchFormat> = {
-  'application/json-patch+json': 'json',
-  'application/merge-patch+json': 'merge',
-  'application/strategic-merge-patch+json': 'strategic',
-  'application/apply-patch+yaml': 'apply',
-};
-
-/** The patch media types a type accepts, in kube-apiserver's order. */
-export function acceptedPatchTypes(type: ResourceType): string[] {
-  const types = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
-  if (!type.custom) types.push('application/strategic-merge-patch+json');
-  return types;
 }
 
 /** Receives changes of the served types (CRDs created, changed or deleted). */
@@ -626,10 +609,5 @@ export class ObjectService {
       this.#registry.add(customResourceType(stored.object));
       this.#store.ensureTable(storeKeyOfCrd(stored.object));
     }
-  }
-
-  /** Field problems for the name of a generateName-less create... (kept for the HTTP layer's 422s). */
-  static invalidName(type: ResourceType, name: string, detail: string): StatusError {
-    return invalid(type, name, [invalidValue('metadata.name', name, detail)]);
   }
 }

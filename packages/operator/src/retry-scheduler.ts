@@ -7,6 +7,11 @@ export interface RetrySchedulerOptions<E> {
   onDue: (key: string, entry: E) => void;
   /** Source of time and timers. Default: `realClock`. */
   clock?: Clock | undefined;
+  /**
+   * Wake-ups are aligned to multiples of this many milliseconds, so entries due close together
+   * fire in one wake-up: an entry fires at most this late, never early. Default: 0 (exact).
+   */
+  resolutionMs?: number | undefined;
 }
 
 interface HeapNode<E> {
@@ -15,6 +20,9 @@ interface HeapNode<E> {
   key: string;
   entry: E;
   cancelled: boolean;
+  /** Circular doubly linked list of the live nodes of one key (the head's `prev` is the tail): O(1) removal, no arrays. */
+  prev: HeapNode<E>;
+  next: HeapNode<E>;
 }
 
 /** Node's timers overflow (and fire at once) beyond 2^31-1 ms; a longer wait is armed in steps. */

@@ -48,7 +48,7 @@ async function runScenario(id: ScenarioId, options: BenchOptions): Promise<Scena
     case 'cache-memory':
       return runCacheMemory({ sizes: s.cacheObjects, runs: s.runs, seed: options.seed, log, only: options.consumers });
     case 'retry-scheduler':
-      return runRetryScheduler({ objects: s.retryObjects, seconds: s.retrySeconds, runs: s.runs, log });
+      return runRetryScheduler({ objects: s.retryObjects, seconds: s.retrySeconds, runs: s.runs, log, execArgv });
     case 'latency':
       return runLatency({ rate: s.latencyRate, seconds: s.latencySeconds, runs: s.runs, log });
     case 'apiserver':

@@ -127,6 +127,14 @@ describe('HttpTransport', () => {
     );
   });
 
+  test('reports a response cut off mid-body as a NetworkError', async () => {
+    server.reply((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' });
+      res.write('{"partial":', () => res.socket?.destroy());
+    });
+    await assert.rejects(transport.request({ method: 'POST', path: '/cut', body: '{}' }), (err: unknown) => isNetworkError(err) && err.errno === 'ECONNRESET');
+  });
+
   test('reports a refused connection as a NetworkError with its errno', async () => {
     const closed = await startScriptedServer();
     await closed.close();

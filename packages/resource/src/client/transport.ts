@@ -174,7 +174,8 @@ export class HttpTransport implements Transport {
   /**
    * A transport for the current context of a `KubeConfig` (@kubernetes/client-node 1.4): server, TLS, client
    * certificates, tokens, token files, exec and auth-provider plugins, impersonation and proxies. Credentials
-   * are asked of the `KubeConfig` before every request, so refreshed tokens are used.
+   * are asked of the `KubeConfig` before every request, so refreshed tokens are used. Like kubectl (and unlike
+   * client-node), a plain `http://` server is accepted without `insecure-skip-tls-verify`.
    */
   static fromKubeConfig(kubeConfig: KubeConfig, options?: HttpTransportOptions): HttpTransport {
     return new HttpTransport(httpTransportConfigFromKubeConfig(kubeConfig, options));
@@ -235,6 +236,9 @@ export class HttpTransport implements Transport {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('error', fail);
+          res.on('close', () => {
+            if (!res.complete) fail(new NetworkError(`${what}: connection closed before the response ended`, { errno: 'ECONNRESET' }));
+          });
           res.on('end', () => {
             if (!finish()) return;
             const body = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');

@@ -3,9 +3,9 @@
  * shows, with no-op add/update/delete handlers.
  */
 import { CoreV1Api, KubeConfig, makeInformer, type KubernetesObject } from '@kubernetes/client-node';
-import type { ConsumerContext, RunningConsumer } from './consumer.js';
+import type { ConsumerContext, PreparedConsumer } from './consumer.js';
 
-export function start(ctx: ConsumerContext): RunningConsumer {
+export function prepare(ctx: ConsumerContext): PreparedConsumer {
   const kc = new KubeConfig();
   kc.loadFromFile(ctx.kubeconfigPath);
   const api = kc.makeApiClient(CoreV1Api);
@@ -31,10 +31,10 @@ export function start(ctx: ConsumerContext): RunningConsumer {
   informer.on('update', handler);
   informer.on('delete', handler);
   informer.on('error', (err) => rejectSynced(err));
-  informer.start().catch(rejectSynced);
   return {
-    synced,
-    cachedObjects: () => informer.list().length,
-    stop: () => informer.stop(),
+    start: () => {
+      informer.start().catch(rejectSynced);
+      return { synced, cachedObjects: () => informer.list().length, stop: () => informer.stop() };
+    },
   };
 }

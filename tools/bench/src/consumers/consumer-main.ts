@@ -52,8 +52,6 @@ const MODULES: Record<ConsumerName, () => Promise<ConsumerModule>> = {
 
 runChildMain<ConsumerInput>(async (input) => {
   const mod = await MODULES[input.consumer]();
-  const emptyHeapBytes = await heapAfterGc();
-
   let handlerCalls = 0;
   let syncedAt: Mark | undefined;
   let markerAt: Mark | undefined;
@@ -73,8 +71,10 @@ runChildMain<ConsumerInput>(async (input) => {
     },
   };
 
+  const prepared = mod.prepare(ctx);
+  const emptyHeapBytes = await heapAfterGc();
   const begin = mark();
-  const consumer = mod.start(ctx);
+  const consumer = prepared.start();
   await consumer.synced;
   syncedAt = mark();
   if (input.mode === 'ingest') await markerSeen;

@@ -29,12 +29,18 @@ export interface RunningConsumer {
   stop(): Promise<void>;
 }
 
-/** Starts a consumer. */
-export type StartConsumer = (ctx: ConsumerContext) => RunningConsumer;
+/** A consumer with its library loaded and configured (kubeconfig read, clients built), no I/O started yet. */
+export interface PreparedConsumer {
+  /** Starts listing and watching. */
+  start(): RunningConsumer;
+}
 
-/** A consumer module exports `start`, and `watchEventsBeyondStream` when it also replays the list as ADDED events. */
+/**
+ * What each consumer module exports. `prepare` runs before the harness measures the "empty" heap, so that
+ * library code and configuration are not counted as cache memory.
+ */
 export interface ConsumerModule {
-  start: StartConsumer;
+  prepare(ctx: ConsumerContext): PreparedConsumer;
   /** True when the consumer watches from resourceVersion '' and so receives one ADDED event per object first. */
   watchesFromScratch?: boolean;
 }

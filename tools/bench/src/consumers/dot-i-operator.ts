@@ -5,7 +5,7 @@
  * from `KUBECONFIG`, and calls `process.exit(1)` on any watch error.
  */
 import { createRequire } from 'node:module';
-import type { ConsumerContext, ConsumerModule, RunningConsumer } from './consumer.js';
+import type { ConsumerContext, ConsumerModule, PreparedConsumer } from './consumer.js';
 
 interface DotIEvent {
   object: { metadata?: { resourceVersion?: string } };
@@ -18,7 +18,7 @@ type DotIOperatorClass = new () => DotIOperator;
 
 export const watchesFromScratch: ConsumerModule['watchesFromScratch'] = true;
 
-export function start(ctx: ConsumerContext): RunningConsumer {
+export function prepare(ctx: ConsumerContext): PreparedConsumer {
   process.env.KUBECONFIG = ctx.kubeconfigPath;
   // A CommonJS module whose class is `exports.default`.
   const mod = createRequire(import.meta.url)('@dot-i/k8s-operator') as { default: abstract new () => DotIOperator };
@@ -32,8 +32,6 @@ export function start(ctx: ConsumerContext): RunningConsumer {
   }
   const operator = new BenchOperator();
   return {
-    synced: operator.start(),
-    cachedObjects: () => -1,
-    stop: async () => operator.stop(),
+    start: () => ({ synced: operator.start(), cachedObjects: () => -1, stop: async () => operator.stop() }),
   };
 }

@@ -1,6 +1,7 @@
-/** kubeloop with the managedFields-stripping transform. (Filled in when the informer lands.) */
-import type { ConsumerContext, RunningConsumer } from './consumer.js';
+/** kubeloop with `stripManagedFields` as the informer's transform (kube-rs' `modify` hook). */
+import type { ConsumerContext, PreparedConsumer } from './consumer.js';
+import { prepareKubeloop } from './kubeloop-informer.js';
 
-export function start(_ctx: ConsumerContext): RunningConsumer {
-  throw new Error('kubeloop informer not available yet');
+export function prepare(ctx: ConsumerContext): PreparedConsumer {
+  return prepareKubeloop(ctx, true);
 }

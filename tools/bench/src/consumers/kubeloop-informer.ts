@@ -1,6 +1,41 @@
-/** kubeloop: KubernetesBasedInformer -> InformerController -> no-op SimpleWatcher. (Filled in when the informer lands.) */
-import type { ConsumerContext, RunningConsumer } from './consumer.js';
+/**
+ * kubeloop: `KubernetesBasedInformer` (over `createClient` + `HttpTransport.fromKubeConfig`) ->
+ * `InformerController` -> a no-op `SimpleWatcher`, the path every kubeloop operator takes.
+ */
+import { InformerController, KubernetesBasedInformer, SimpleWatcher, noopLogger, stripManagedFields } from '@kubeloop/operator';
+import { ConfigMapKind, createClient, loadKubeConfig, type ConfigMap } from '@kubeloop/resource';
+import type { ConsumerContext, PreparedConsumer } from './consumer.js';
 
-export function start(_ctx: ConsumerContext): RunningConsumer {
-  throw new Error('kubeloop informer not available yet');
+/** Prepares the kubeloop consumer, with or without the managedFields-stripping transform. */
+export function prepareKubeloop(ctx: ConsumerContext, strip: boolean): PreparedConsumer {
+  const client = createClient(ConfigMapKind, loadKubeConfig({ kubeconfigPath: ctx.kubeconfigPath }));
+  const informer = new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, client, ctx.namespace, strip ? { transform: stripManagedFields } : {});
+  const controller = new InformerController({ logger: noopLogger });
+  controller.addInformer(informer, ConfigMapKind.kind);
+  controller.addWatcher(
+    new SimpleWatcher<ConfigMap>({
+      addFunc: async (_c, obj) => ctx.observe(obj.metadata.resourceVersion),
+      updateFunc: async (_c, _old, obj) => ctx.observe(obj.metadata.resourceVersion),
+      deleteFunc: async (_c, obj) => ctx.observe(obj.metadata.resourceVersion),
+    }) as unknown as SimpleWatcher,
+    ConfigMapKind.kind,
+  );
+  return {
+    start: () => {
+      const abort = new AbortController();
+      const run = controller.run(abort.signal);
+      return {
+        synced: Promise.race([informer.waitForSync(), run.then(() => Promise.reject(new Error('controller stopped before sync')))]),
+        cachedObjects: () => informer.store.size,
+        stop: async () => {
+          abort.abort();
+          await run;
+        },
+      };
+    },
+  };
+}
+
+export function prepare(ctx: ConsumerContext): PreparedConsumer {
+  return prepareKubeloop(ctx, false);
 }

@@ -4,7 +4,7 @@
  * No reconnects, no error handling beyond failing: the floor every library is compared with.
  */
 import { get, type ClientRequest, type IncomingMessage } from 'node:http';
-import type { ConsumerContext, RunningConsumer } from './consumer.js';
+import type { ConsumerContext, PreparedConsumer, RunningConsumer } from './consumer.js';
 
 interface WireObject {
   metadata: { name: string; namespace?: string; resourceVersion?: string };
@@ -33,7 +33,11 @@ function getJson(url: string): Promise<{ metadata: { resourceVersion: string }; 
   });
 }
 
-export function start(ctx: ConsumerContext): RunningConsumer {
+export function prepare(ctx: ConsumerContext): PreparedConsumer {
+  return { start: () => start(ctx) };
+}
+
+function start(ctx: ConsumerContext): RunningConsumer {
   const cache = new Map<string, WireObject>();
   const base = `${ctx.serverUrl}/api/v1/namespaces/${ctx.namespace}/configmaps`;
   let request: ClientRequest | undefined;

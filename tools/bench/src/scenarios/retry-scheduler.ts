@@ -17,6 +17,8 @@ export interface RetrySchedulerOptions {
   seconds: number;
   runs: number;
   log: (line: string) => void;
+  /** Extra node flags for the children. Default: none. */
+  execArgv?: readonly string[] | undefined;
 }
 
 /** Median figures of one variant. */
@@ -52,6 +54,7 @@ export async function runRetryScheduler(options: RetrySchedulerOptions): Promise
       const child = BenchChild.start(RETRY_MAIN, { variant, objects: options.objects, seconds: options.seconds } satisfies RetryInput, {
         timeoutMs: options.seconds * 1000 + 120_000,
         label: `retry ${variant}`,
+        execArgv: options.execArgv,
       });
       const result = await child.result<RetryResult>().finally(() => child.stop());
       options.log(`  run ${run + 1}/${options.runs} ${variant}: ${formatInt(result.retries)} retries, ${result.cpuSeconds.toFixed(2)} CPU-s`);

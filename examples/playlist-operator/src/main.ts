@@ -1,0 +1,193 @@
+/**
+ * `npm run demo`: the Playlist operator end to end. Starts (or connects to) an API server,
+ * installs the CRD, runs the operator with leader election, metrics and health, applies sample
+ * Playlists and reports as they converge, then runs until Ctrl-C and shuts down gracefully.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startApiServer } from '@kubeloop/apiserver';
+import { Client, ConfigMapKind, HttpTransport, LeaseKind, loadKubeConfig } from '@kubeloop/resource';
+import { OperatorServer, ReconcileAction, runOperator, shutdownSignal } from '@kubeloop/operator';
+import type { LogAttributes, Logger } from '@kubeloop/operator';
+import { PlaylistCatalogue } from './catalogue.js';
+import { USAGE, demoKubeconfigPath, parseDemoOptions } from './cli-options.js';
+import type { DemoOptions } from './cli-options.js';
+import { installCrd } from './install-crd.js';
+import { PlaylistKind, playlistCrd } from './playlist.js';
+import { createPlaylistOperator } from './playlist-operator.js';
+import type { PlaylistReconcilerHooks } from './playlist-reconciler.js';
+import { TourTimeoutError, runTour } from './demo-tour.js';
+import { setupTracing } from './tracing.js';
+
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
+const err = (line: string): void => void process.stderr.write(`${line}\n`);
+
+function attrs(attributes: LogAttributes | undefined): string {
+  if (!attributes) return '';
+  return Object.entries(attributes)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` ${k}=${v instanceof Error ? v.message : typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join('');
+}
+
+/** Short lines for a terminal: info on stdout, problems on stderr. */
+const demoLogger: Logger = {
+  debug: () => undefined,
+  info: (message, a) => out(`  · ${message}${attrs(a)}`),
+  warn: (message, a) => err(`  ! ${message}${attrs(a)}`),
+  error: (message, a) => err(`  ! ${message}${attrs(a)}`),
+};
+
+async function main(argv: string[]): Promise<number> {
+  let options: DemoOptions;
+  try {
+    options = parseDemoOptions(argv);
+  } catch (error) {
+    err(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    out(USAGE);
+    return 0;
+  }
+
+  const tracing = setupTracing('playlist-operator');
+  mkdirSync(options.workDir, { recursive: true });
+  let apiServer: Awaited<ReturnType<typeof startApiServer>> | undefined;
+  let clusterLine: string;
+  let kubeconfigPath: string;
+  if (options.kubeconfig) {
+    kubeconfigPath = options.kubeconfig;
+    clusterLine = `from ${kubeconfigPath}`;
+  } else {
+    apiServer = await startApiServer();
+    kubeconfigPath = demoKubeconfigPath(options.workDir);
+    await apiServer.writeKubeconfig(kubeconfigPath);
+    clusterLine = `${apiServer.url} (embedded, in this process)`;
+  }
+  const kubeConfig = loadKubeConfig({ kubeconfigPath });
+  if (options.kubeconfig) clusterLine = `${kubeConfig.getCurrentCluster()?.server ?? '?'} (context ${kubeConfig.getCurrentContext()}, ${clusterLine})`;
+  const transport = HttpTransport.fromKubeConfig(kubeConfig);
+  const handle = shutdownSignal();
+  const stop = new AbortController();
+  const signal = AbortSignal.any([handle.signal, stop.signal]);
+  const server = new OperatorServer({ host: options.metricsHost, port: options.metricsPort });
+
+  try {
+    await installCrd(transport, playlistCrd, { signal, timeoutMs: options.timeoutMs });
+
+    const catalogue = new PlaylistCatalogue(join(options.workDir, 'catalogue'));
+    let tourDone = !options.samples;
+    const built = createPlaylistOperator({
+      transport,
+      namespace: options.samples ? options.namespace : '',
+      catalogue,
+      logger: demoLogger,
+      hooks: reconcileHooks(options, () => tourDone),
+      workDelayMs: options.workDelayMs,
+    });
+    server.registerCollectors(built.collectors);
+    await server.start();
+
+    out('kubeloop demo: the Playlist operator');
+    out(`  API server   ${clusterLine}`);
+    out(`  kubectl      export KUBECONFIG=${kubeconfigPath}`);
+    out(`               kubectl get playlists -n ${options.namespace}    (kubectl get pl,cm,lease -n ${options.namespace})`);
+    out(`  metrics      ${server.url}/metrics`);
+    out(`  health       ${server.url}/healthz   ${server.url}/readyz?verbose`);
+    out(`  tracing      ${tracing.endpoint ? `OTLP/HTTP to ${tracing.endpoint}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to export spans)'}`);
+    out(`  catalogue    ${catalogue.dir} (the external side effect the finalizer undoes)`);
+    out(`  leader lease ${options.namespace}/${options.leaseName} as ${options.identity}`);
+    out(`installed CRD ${playlistCrd.metadata.name}`);
+
+    const run = runOperator({
+      operator: built.operator,
+      server,
+      hasSynced: () => built.informer.hasSynced(),
+      signal,
+      logger: demoLogger,
+      shutdownDeadlineMs: 20_000,
+      leaderElection: {
+        client: new Client(LeaseKind, transport),
+        lease: { namespace: options.namespace, name: options.leaseName },
+        identity: options.identity,
+        leaseDurationMs: options.leaseDurationMs,
+        renewDeadlineMs: options.renewDeadlineMs,
+        retryPeriodMs: options.retryPeriodMs,
+        onNewLeader: (id) => out(`leader: ${id}${id === options.identity ? ' (this process)' : ''}`),
+      },
+    });
+
+    let tourFailure: string | undefined;
+    if (options.samples) {
+      const playlists = new Client(PlaylistKind, transport);
+      const tour = runTour({
+        playlists,
+        configMaps: new Client(ConfigMapKind, transport),
+        catalogue,
+        namespace: options.namespace,
+        timeoutMs: options.timeoutMs,
+        print: out,
+        signal,
+      }).then(
+        () => {
+          tourDone = true;
+          if (options.smoke) {
+            out('smoke: every sample converged; shutting down');
+            stop.abort();
+          } else {
+            out(`running; try: kubectl edit playlist morning-standup -n ${options.namespace}. Ctrl-C to stop.`);
+          }
+        },
+        (error: unknown) => {
+          tourDone = true;
+          if (signal.aborted && !(error instanceof TourTimeoutError)) return;
+          tourFailure = error instanceof Error ? error.message : String(error);
+          err(`demo failed: ${tourFailure}`);
+          if (options.smoke) stop.abort();
+        },
+      );
+      void tour;
+    } else {
+      out('running the operator only (--no-samples). Ctrl-C to stop.');
+    }
+
+    const result = await run;
+    out(`stopped${result.leaderElection ? ` (leader election: ${result.leaderElection})` : ''}; exit code ${tourFailure ? 1 : result.exitCode}`);
+    return tourFailure ? 1 : result.exitCode;
+  } finally {
+    handle.dispose();
+    await server.stop();
+    transport.close();
+    await apiServer?.stop();
+    await tracing.shutdown();
+  }
+}
+
+/** Operator-side lines (after the tour, so that kubectl edits show up) and the reconcile log of tests. */
+function reconcileHooks(options: DemoOptions, quiet: () => boolean): PlaylistReconcilerHooks {
+  const log = options.reconcileLog;
+  const record = (entry: Record<string, unknown>): void => {
+    // Synchronous append: the line is on disk before the reconcile goes on, even if the process is killed next.
+    if (log) appendFileSync(log, `${JSON.stringify({ identity: options.identity, pid: process.pid, t: Date.now(), ...entry })}\n`);
+  };
+  return {
+    onStart: (id, action) => record({ phase: 'start', key: `${id.namespace}/${id.name}`, action: ReconcileAction[action] }),
+    onEnd: (playlist, action, outcome) => {
+      const key = `${playlist.metadata.namespace ?? ''}/${playlist.metadata.name}`;
+      record({ phase: 'end', key, action: ReconcileAction[action], outcome: outcome.type });
+      if (!quiet()) return;
+      if (outcome.type === 'ready' && outcome.changed) out(`  · reconciled ${key}: ConfigMap ${outcome.configMap} written, Ready`);
+      else if (outcome.type === 'invalid') out(`  · ${key} is invalid: ${outcome.message}`);
+      else if (outcome.type === 'deleted') out(`  · ${key} deleted: catalogue entry withdrawn, finalizer removed`);
+    },
+  };
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    err(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,195 @@
+/**
+ * `startApiServer()`: an embedded Kubernetes API server over real HTTP, for development, tests
+ * and demos. kubectl and @kubernetes/client-node work against it unmodified.
+ *
+ * Flow at start: open and replay the write-ahead log (with `dataDir`), rebuild the objects and
+ * the CRD-defined types, continue the resourceVersion past the highest replayed one, create the
+ * `default` and `kube-system` namespaces if missing, then listen.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import type { KubeObject } from '@kubeloop/resource';
+import { configMapType, eventType, leaseType, namespaceType, secretType } from './builtin-resources.js';
+import { crdType, storeKeyOfCrd } from './crd-resource.js';
+import { FaultInjector } from './faults.js';
+import type { Faults } from './faults.js';
+import { kubeconfigFor } from './kubeconfig.js';
+import { ObjectService, immortalNamespaces } from './object-service.js';
+import { ObjectStore, counterLogKey, parseLogKey } from './object-store.js';
+import { OpenApiDocuments } from './openapi.js';
+import { WriteAheadLog } from './persistence/index.js';
+import type { WalRecord } from './persistence/index.js';
+import { RequestHandler } from './request-handler.js';
+import { ResourceRegistry } from './resource-registry.js';
+import { storeKeyOf } from './resource-type.js';
+import { WatchHub } from './watch-hub.js';
+
+/** Options of {@link startApiServer}. */
+export interface ApiServerOptions {
+  /** TCP port. Default 0 (any free port). */
+  port?: number;
+  /** Interface to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** Directory of the write-ahead log. Default: none (memory only). */
+  dataDir?: string;
+  /** Changes kept per resource type for watch resume; older resumes get 410. Default 10000. */
+  historyWindow?: number;
+  /** Largest accepted request body in bytes; larger is 413. Default 3 MiB (as kube-apiserver). */
+  maxBodyBytes?: number;
+  /** With `dataDir`: when a write is durable before it is answered (see README). Default `'always'`. */
+  fsync?: 'always' | 'batch' | 'never';
+  /** Receives diagnostic lines (log corruption found at start, unexpected handler errors). Default: discard. */
+  logger?: (line: string) => void;
+}
+
+/** A running server. */
+export interface ApiServer {
+  /** `http://host:port`. */
+  readonly url: string;
+  /** Kubeconfig YAML for this server (plain HTTP, `insecure-skip-tls-verify: true`, dummy token). */
+  readonly kubeconfig: string;
+  /** Writes {@link ApiServer.kubeconfig} to a file. */
+  writeKubeconfig(path: string): Promise<void>;
+  /** Fault injection. */
+  readonly faults: Faults;
+  /** The current (last assigned) resourceVersion. */
+  resourceVersion(): string;
+  /** Ends every watch, closes connections and the log. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const defaultMaxBodyBytes = 3 * 1024 * 1024;
+
+/** The state rebuilt from a write-ahead log. */
+interface Replayed {
+  readonly objects: Map<string, KubeObject>;
+  readonly maxRv: number;
+}
+
+function replay(records: readonly WalRecord[]): Replayed {
+  const objects = new Map<string, KubeObject>();
+  let maxRv = 0;
+  for (const record of records) {
+    if (record.rv > maxRv) maxRv = record.rv;
+    if (record.key === counterLogKey) continue;
+    if (record.op === 'put') objects.set(record.key, record.object as KubeObject);
+    else objects.delete(record.key);
+  }
+  return { objects, maxRv };
+}
+
+/** Starts a server; resolves once it listens. */
+export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
+  const logger = options.logger ?? ((): void => undefined);
+  const historyWindow = options.historyWindow ?? 10_000;
+  if (!Number.isInteger(historyWindow) || historyWindow < 1) throw new RangeError(`historyWindow must be a positive integer, got ${historyWindow}`);
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const registry = new ResourceRegistry();
+  for (const type of [namespaceType, configMapType, secretType, eventType, leaseType, crdType]) registry.add(type);
+
+  let log: WriteAheadLog | undefined;
+  let replayed: Replayed = { objects: new Map(), maxRv: 0 };
+  if (options.dataDir !== undefined) {
+    const opened = await WriteAheadLog.open(options.dataDir, { fsync: options.fsync ?? 'always' });
+    log = opened.log;
+    if (opened.corruption) {
+      logger(
+        `kubeloop-apiserver: write-ahead log in ${options.dataDir} ends in a corrupt or torn record at byte ${opened.corruption.offset} (${opened.corruption.reason}); ` +
+          `kept the ${opened.records.length} valid records before it, saved the rest to ${opened.corruption.savedTo}`,
+      );
+    }
+    replayed = replay(opened.records);
+  }
+
+  const store = new ObjectStore({ historyWindow, initialResourceVersion: replayed.maxRv });
+  for (const type of registry.all()) store.ensureTable(storeKeyOf(type));
+  const hub = new WatchHub(() => store.resourceVersion);
+  store.setListener((storeKey, event) => hub.dispatch(storeKey, event));
+  const service = new ObjectService(registry, store, {
+    typeChanged(type, previous) {
+      // Watches of a type whose scope or versions changed are ended; clients re-watch the new shape.
+      if (previous && (previous.namespaced !== type.namespaced || previous.versions.join() !== type.versions.join())) hub.endType(storeKeyOf(type));
+    },
+    typeRemoved(storeKey) {
+      hub.endType(storeKey);
+    },
+  });
+
+  // CRDs first, so that their objects find their types.
+  const crdStoreKey = storeKeyOf(crdType);
+  const entries = [...replayed.objects].map(([key, object]) => ({ parsed: parseLogKey(key), object }));
+  for (const { parsed, object } of entries) if (parsed?.storeKey === crdStoreKey) store.load(parsed.storeKey, parsed.key, object);
+  service.registerStoredCrds();
+  let dropped = 0;
+  for (const { parsed, object } of entries) {
+    if (!parsed || parsed.storeKey === crdStoreKey) continue;
+    if (!registry.byStoreKey(parsed.storeKey)) {
+      dropped++;
+      continue;
+    }
+    store.load(parsed.storeKey, parsed.key, object);
+  }
+  if (dropped > 0) logger(`kubeloop-apiserver: dropped ${dropped} replayed objects whose type is no longer served`);
+  void storeKeyOfCrd;
+  if (log) store.attachLog(log);
+
+  for (const name of immortalNamespaces) {
+    if (!store.get(storeKeyOf(namespaceType), name)) {
+      await service.create(namespaceType, 'v1', undefined, { metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
+    }
+  }
+
+  let address = '';
+  const faults = new FaultInjector({ dropWatches: (midLine) => hub.dropAll(midLine), forgetHistory: () => store.forgetHistory() });
+  const handler = new RequestHandler({
+    registry,
+    store,
+    hub,
+    service,
+    openapi: new OpenApiDocuments(registry),
+    faults,
+    maxBodyBytes,
+    serverAddress: () => address,
+    logger,
+  });
+  const server = createServer((req, res) => handler.handle(req, res));
+  server.keepAliveTimeout = 30_000;
+  const host = options.host ?? '127.0.0.1';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await store.closeLog();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const url = `http://${address}`;
+  hub.start();
+  const kubeconfig = kubeconfigFor(url);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    kubeconfig,
+    faults,
+    writeKubeconfig: (path) => writeFile(path, kubeconfig, 'utf8'),
+    resourceVersion: () => String(store.resourceVersion),
+    stop() {
+      stopping ??= (async () => {
+        hub.stop();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+        await store.closeLog();
+      })();
+      return stopping;
+    },
+  };
+}

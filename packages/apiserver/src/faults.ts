@@ -1,0 +1,102 @@
+/**
+ * Fault injection for reliability tests (ours and our users'): cut watches, fail the next
+ * requests with a chosen status, forget watch history, add latency.
+ */
+import { reasonForHttpStatus } from '@kubeloop/resource';
+import { faultStatus } from './status-error.js';
+import type { StatusError } from './status-error.js';
+
+/** The verbs a failure rule can target. */
+export type FaultVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+/** A rule of {@link Faults.failNext}. */
+export interface FailNextRule {
+  /** Only requests with this verb. Default: any. */
+  verb?: FaultVerb;
+  /** Only requests for this resource (plural, e.g. `configmaps`). Default: any. */
+  resource?: string;
+  /** The HTTP status to answer (500, 503, 429...). */
+  status: number;
+  /** How many matching requests fail. Default 1. */
+  count?: number;
+  /** Sets `Retry-After` and `details.retryAfterSeconds`. Default: none. */
+  retryAfterSeconds?: number;
+  /** The Status message. Default: `injected fault: <status> <reason>`. */
+  message?: string;
+}
+
+/** Fault injection controls of a running server. */
+export interface Faults {
+  /** Destroys every open watch connection (`midLine`: writes half an event line first); returns how many. */
+  dropWatches(options?: { midLine?: boolean }): number;
+  /** Fails the next matching requests (resource requests only, not discovery). */
+  failNext(rule: FailNextRule): void;
+  /** Forgets watch history: resuming from any older resourceVersion gets 410. */
+  compact(): void;
+  /** Adds `ms` before every response (0 = off). */
+  latency(ms: number): void;
+  /** Clears all faults (pending failures and latency). */
+  reset(): void;
+}
+
+interface PendingRule {
+  readonly rule: FailNextRule;
+  remaining: number;
+}
+
+/** What the server needs to act on faults. */
+export interface FaultTargets {
+  dropWatches(midLine: boolean): number;
+  forgetHistory(): void;
+}
+
+/** The server-side state of {@link Faults}. */
+export class FaultInjector implements Faults {
+  readonly #targets: FaultTargets;
+  #rules: PendingRule[] = [];
+  #latencyMs = 0;
+
+  constructor(targets: FaultTargets) {
+    this.#targets = targets;
+  }
+
+  /** Milliseconds to wait before answering. */
+  get latencyMs(): number {
+    return this.#latencyMs;
+  }
+
+  dropWatches(options?: { midLine?: boolean }): number {
+    return this.#targets.dropWatches(options?.midLine ?? false);
+  }
+
+  failNext(rule: FailNextRule): void {
+    if (!Number.isInteger(rule.status) || rule.status < 400 || rule.status > 599) throw new RangeError(`failNext: status must be 400-599, got ${rule.status}`);
+    this.#rules.push({ rule: { ...rule }, remaining: rule.count ?? 1 });
+  }
+
+  compact(): void {
+    this.#targets.forgetHistory();
+  }
+
+  latency(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`latency: ms must be >= 0, got ${ms}`);
+    this.#latencyMs = ms;
+  }
+
+  reset(): void {
+    this.#rules = [];
+    this.#latencyMs = 0;
+  }
+
+  /** The failure to answer for a request, consuming one use of the first matching rule. */
+  takeFailure(verb: FaultVerb, resource: string): StatusError | undefined {
+    const index = this.#rules.findIndex((p) => (p.rule.verb === undefined || p.rule.verb === verb) && (p.rule.resource === undefined || p.rule.resource === resource));
+    if (index < 0) return undefined;
+    const pending = this.#rules[index] as PendingRule;
+    if (--pending.remaining <= 0) this.#rules.splice(index, 1);
+    const { status, retryAfterSeconds } = pending.rule;
+    const reason = reasonForHttpStatus(status);
+    const message = pending.rule.message ?? `injected fault: ${status} ${reason}`;
+    return faultStatus(status, reason, message, retryAfterSeconds);
+  }
+}

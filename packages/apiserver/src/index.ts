@@ -1,0 +1,7 @@
+// @kubeloop/apiserver public API. Named exports only; types exported with `export type`.
+
+// --- server (apiserver-core) ---
+export { startApiServer } from './api-server.js';
+export type { ApiServer, ApiServerOptions } from './api-server.js';
+export type { Faults, FailNextRule, FaultVerb } from './faults.js';
+export { kubeconfigFor } from './kubeconfig.js';

@@ -1,0 +1,217 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WalError, WriteAheadLog, walFileName } from './write-ahead-log.js';
+import type { FsyncPolicy, WalRecord } from './write-ahead-log.js';
+import { encodeRecord } from './wal-record-codec.js';
+
+const dirs: string[] = [];
+after(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'kubeloop-wal-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const put = (rv: number, name = `cm-${rv}`): WalRecord => ({ rv, op: 'put', key: `/v1/configmaps/default/${name}`, object: { metadata: { name, resourceVersion: String(rv) } } });
+
+async function reopen(dir: string, fsync: FsyncPolicy = 'always') {
+  const opened = await WriteAheadLog.open(dir, { fsync });
+  await opened.log.close();
+  return opened;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+describe('WriteAheadLog', () => {
+  test('starts empty in a new directory, creating it', async () => {
+    const dir = join(await tempDir(), 'nested', 'data');
+    const { log, records, corruption } = await WriteAheadLog.open(dir, { fsync: 'always' });
+    await log.close();
+    assert.deepEqual(records, []);
+    assert.equal(corruption, undefined);
+    assert.equal((await stat(join(dir, walFileName))).size, 0);
+  });
+
+  test('replays appended records in order after a reopen, resourceVersions preserved', async () => {
+    const dir = await tempDir();
+    const written = [put(3), { rv: 7, op: 'delete' as const, key: '/v1/configmaps/default/cm-3' }, put(12, 'x')];
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'always' });
+    for (const r of written) await log.append(r);
+    await log.close();
+    assert.deepEqual((await reopen(dir)).records, written);
+  });
+
+  test('appends after the replayed records on a reopen', async () => {
+    const dir = await tempDir();
+    const first = await WriteAheadLog.open(dir, { fsync: 'always' });
+    await first.log.append(put(1));
+    await first.log.close();
+    const second = await WriteAheadLog.open(dir, { fsync: 'always' });
+    await second.log.append(put(2));
+    await second.log.close();
+    assert.deepEqual((await reopen(dir)).records.map((r) => r.rv), [1, 2]);
+  });
+
+  for (const fsync of ['always', 'batch', 'never'] as const) {
+    test(`with fsync '${fsync}' 100 concurrent appends all resolve and all replay in call order`, async () => {
+      const dir = await tempDir();
+      const { log } = await WriteAheadLog.open(dir, { fsync });
+      const records = Array.from({ length: 100 }, (_, i) => put(i + 1));
+      await Promise.all(records.map((r) => log.append(r)));
+      const stats = log.stats;
+      await log.close();
+      assert.equal(stats.appends, 100);
+      if (fsync === 'always') assert.ok(stats.fsyncs <= 5, `group commit should share fsyncs, got ${stats.fsyncs} for 100 appends`);
+      assert.deepEqual((await reopen(dir)).records, records);
+    });
+  }
+
+  test("with fsync 'always' an append resolves only after an fsync", async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'always' });
+    await log.append(put(1));
+    assert.equal(log.stats.fsyncs, 1);
+    await log.close();
+  });
+
+  test("with fsync 'batch' an fsync follows appends shortly", async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'batch' });
+    await log.append(put(1));
+    await log.append(put(2));
+    await waitFor(() => log.stats.fsyncs >= 1, 2000);
+    assert.ok(log.stats.fsyncs <= 2);
+    await log.close();
+  });
+
+  test('keeps the valid prefix, reports and cuts off a tail truncated at any byte of the last record', async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'never' });
+    await log.append(put(1));
+    await log.append(put(2));
+    await log.close();
+    const full = await readFile(join(dir, walFileName));
+    const prefixLength = encodeRecord(put(1)).length;
+    for (let cut = prefixLength + 1; cut < full.length; cut++) {
+      await writeFile(join(dir, walFileName), full.subarray(0, cut));
+      const opened = await WriteAheadLog.open(dir, { fsync: 'never' });
+      assert.deepEqual(opened.records, [put(1)], `cut at ${cut}`);
+      assert.equal(opened.corruption?.offset, prefixLength, `cut at ${cut}`);
+      assert.match(opened.corruption?.reason ?? '', /truncated/);
+      assert.equal((await stat(join(dir, walFileName))).size, prefixLength, 'the file is cut back to the valid prefix');
+      // Later appends land cleanly after the prefix.
+      await opened.log.append(put(3));
+      await opened.log.close();
+      const again = await reopen(dir, 'never');
+      assert.deepEqual(again.records, [put(1), put(3)], `cut at ${cut}`);
+      assert.equal(again.corruption, undefined);
+      await writeFile(join(dir, walFileName), full);
+    }
+  });
+
+  test('detects a corrupted record in the middle, keeps what precedes it and saves the rest', async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'never' });
+    for (const rv of [1, 2, 3]) await log.append(put(rv));
+    await log.close();
+    const path = join(dir, walFileName);
+    const bytes = await readFile(path);
+    const second = encodeRecord(put(1)).length;
+    const at = bytes.indexOf('cm-2', second);
+    bytes[at] = 'X'.charCodeAt(0);
+    await writeFile(path, bytes);
+
+    const opened = await WriteAheadLog.open(dir, { fsync: 'never' });
+    await opened.log.close();
+    assert.deepEqual(opened.records, [put(1)]);
+    assert.equal(opened.corruption?.reason, 'checksum mismatch');
+    assert.equal(opened.corruption?.offset, second);
+    assert.deepEqual(await readFile(opened.corruption.savedTo), bytes.subarray(second));
+  });
+
+  test('compacts to a snapshot that replays after a reopen, and appends continue after it', async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'always', compactAfterBytes: 512 });
+    for (let rv = 1; rv <= 20; rv++) await log.append(put(rv, 'same'));
+    assert.equal(log.needsCompaction(), true);
+    const snapshot = [put(20, 'same')];
+    await log.compact(snapshot);
+    assert.equal(log.needsCompaction(), false);
+    assert.equal(log.sizeBytes, encodeRecord(snapshot[0]!).length);
+    await log.append(put(21, 'other'));
+    await log.close();
+    assert.deepEqual((await reopen(dir)).records, [put(20, 'same'), put(21, 'other')]);
+    assert.deepEqual((await readdir(dir)).sort(), [walFileName]);
+  });
+
+  test('writes appends made while a compaction runs to the new file', async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'always' });
+    await log.append(put(1));
+    const before = log.append(put(2));
+    const compaction = log.compact([put(1), put(2)]);
+    const during = log.append(put(3));
+    await Promise.all([before, compaction, during]);
+    await log.close();
+    assert.deepEqual((await reopen(dir)).records, [put(1), put(2), put(3)]);
+  });
+
+  test('does not compact in a loop when the live set itself is larger than the threshold', async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'never', compactAfterBytes: 100 });
+    const snapshot = Array.from({ length: 10 }, (_, i) => put(i + 1));
+    await log.compact(snapshot);
+    assert.equal(log.needsCompaction(), false, 'right after compaction');
+    await log.close();
+  });
+
+  test('ignores a temporary file left by a compaction that crashed before its rename', async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'always' });
+    await log.append(put(1));
+    await log.close();
+    await writeFile(join(dir, `${walFileName}.compacting`), encodeRecord(put(99)).subarray(0, 10));
+    const opened = await reopen(dir);
+    assert.deepEqual(opened.records, [put(1)]);
+    assert.deepEqual(await readdir(dir), [walFileName]);
+  });
+
+  test('rejects appends after close with a WalError, and a second close is harmless', async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'never' });
+    const pending = log.append(put(1));
+    const closing = log.close();
+    await pending;
+    await closing;
+    await assert.rejects(log.append(put(2)), (err: unknown) => err instanceof WalError && err.code === 'WalError');
+    await log.close();
+    assert.deepEqual((await reopen(dir)).records, [put(1)]);
+  });
+
+  test('refuses invalid options', async () => {
+    const dir = await tempDir();
+    await assert.rejects(WriteAheadLog.open(dir, { fsync: 'sometimes' as FsyncPolicy }), WalError);
+    await assert.rejects(WriteAheadLog.open(dir, { fsync: 'always', compactAfterBytes: 0 }), WalError);
+  });
+
+  test('reports a file that is garbage from its first byte and keeps nothing', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, walFileName), 'not a log at all\n');
+    const opened = await reopen(dir);
+    assert.deepEqual(opened.records, []);
+    assert.equal(opened.corruption?.offset, 0);
+    assert.equal((await stat(join(dir, walFileName))).size, 0);
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * The HTTP front of the server: routes each request, applies injected faults, calls the
+ * {@link ObjectService} and writes JSON (errors as `Status` bodies with `application/json`,
+ * which client-node requires).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { StoredObject } from './change-event.js';
+import { jsonAtApiVersion } from './change-event.js';
+import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
+import type { FaultInjector, FaultVerb } from './faults.js';
+import { parseListOptions } from './list-options.js';
+import type { ObjectService, WriteOptions } from './object-service.js';
+import type { ObjectStore } from './object-store.js';
+import type { OpenApiDocuments } from './openapi.js';
+import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
+import { parseRoute } from './request-route.js';
+import type { ResourceRoute } from './request-route.js';
+import type { ResourceRegistry } from './resource-registry.js';
+import { apiVersionOf } from './resource-type.js';
+import type { FieldValidation, ResourceType } from './resource-type.js';
+import { StatusError, badRequest, internalError, methodNotAllowed, pathNotFound } from './status-error.js';
+import type { WatchHub } from './watch-hub.js';
+import { serveWatch } from './watch-request.js';
+
+/** What the handler works with. */
+export interface RequestHandlerDeps {
+  readonly registry: ResourceRegistry;
+  readonly store: ObjectStore;
+  readonly hub: WatchHub;
+  readonly service: ObjectService;
+  readonly openapi: OpenApiDocuments;
+  readonly faults: FaultInjector;
+  readonly maxBodyBytes: number;
+  /** `host:port` for `/api`'s serverAddressByClientCIDRs. */
+  readonly serverAddress: () => string;
+  readonly logger: (line: string) => void;
+}
+
+function sendJson(res: ServerResponse, code: number, body: string, headers?: Record<string, string | string[]>): void {
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+function sendStatusError(res: ServerResponse, err: StatusError): void {
+  const headers: Record<string, string> = {};
+  if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
+  sendJson(res, err.status.code, JSON.stringify(err.status), headers);
+}
+
+function warningHeaders(warnings: readonly string[]): Record<string, string[]> | undefined {
+  if (warnings.length === 0) return undefined;
+  return { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
+}
+
+function fieldValidationOf(params: URLSearchParams): FieldValidation {
+  const value = params.get('fieldValidation');
+  if (value === 'Strict' || value === 'Ignore') return value;
+  return 'Warn';
+}
+
+function dryRunOf(params: URLSearchParams): boolean {
+  return params.getAll('dryRun').includes('All');
+}
+
+/** Handles one HTTP request. */
+export class RequestHandler {
+  readonly #deps: RequestHandlerDeps;
+
+  constructor(deps: RequestHandlerDeps) {
+    this.#deps = deps;
+  }
+
+  /** The `http.Server` request listener. Never rejects: every failure becomes a response. */
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    this.#handle(req, res).catch((err: unknown) => {
+      if (!(err instanceof StatusError)) this.#deps.logger(`kubeloop-apiserver: ${req.method ?? ''} ${req.url ?? ''} failed: ${String((err as Error)?.stack ?? err)}`);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendStatusError(res, err instanceof StatusError ? err : internalError(String((err as Error)?.message ?? err)));
+    });
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const latency = this.#deps.faults.latencyMs;
+    if (latency > 0) await delay(latency);
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const params = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+    const route = parseRoute(path);
+    const { registry } = this.#deps;
+    const method = req.method ?? 'GET';
+    if (route.kind !== 'resource' && method !== 'GET') {
+      if (route.kind === 'notFound') throw pathNotFound();
+      throw methodNotAllowed();
+    }
+    switch (route.kind) {
+      case 'version':
+        return sendJson(res, 200, JSON.stringify(versionInfo));
+      case 'health':
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+        return void res.end('ok');
+      case 'coreVersions':
+        return sendJson(res, 200, JSON.stringify(coreVersions(this.#deps.serverAddress())));
+      case 'groupList':
+        return sendJson(res, 200, JSON.stringify(groupList(registry)));
+      case 'group': {
+        const doc = groupInfo(registry, route.group);
+        if (!doc) throw pathNotFound();
+        return sendJson(res, 200, JSON.stringify(doc));
+      }
+      case 'resourceList': {
+        const doc = resourceList(registry, route.group, route.version);
+        if (!doc) throw pathNotFound();
+        return sendJson(res, 200, JSON.stringify(doc));
+      }
+      case 'openapiRoot':
+        return sendJson(res, 200, this.#deps.openapi.root());
+      case 'openapiDocument': {
+        const doc = this.#deps.openapi.document(route.key);
+        if (!doc) throw pathNotFound();
+        const immutable = params.get('hash') === doc.hash;
+        return sendJson(res, 200, doc.body, { Etag: `"${doc.hash}"`, 'Cache-Control': immutable ? 'public, immutable' : 'no-cache, private' });
+      }
+      case 'resource':
+        return this.#resource(req, res, route, params);
+      case 'notFound':
+        throw pathNotFound();
+    }
+  }
+
+  async #resource(req: IncomingMessage, res: ServerResponse, route: ResourceRoute, params: URLSearchParams): Promise<void> {
+    const { registry, service, faults } = this.#deps;
+    const type = registry.find(route.group, route.version, route.plural);
+    if (!type) throw pathNotFound();
+    if (route.namespace !== undefined && !type.namespaced) throw pathNotFound();
+    if (route.subresource !== undefined && (route.subresource !== 'status' || !type.statusSubresource)) throw pathNotFound();
+    // A namespaced object is addressed with its namespace; only collections may omit it.
+    if (type.namespaced && route.namespace === undefined && route.name !== undefined) throw pathNotFound();
+    const version = route.version;
+    const namespace = route.namespace;
+    const name = route.name;
+    const subresource = route.subresource === 'status' ? 'status' : undefined;
+    const method = req.method ?? 'GET';
+    const watch = route.legacyWatch || params.get('watch') === 'true' || params.get('watch') === '1';
+
+    let verb: FaultVerb;
+    if (method === 'GET') verb = name === undefined ? (watch ? 'watch' : 'list') : 'get';
+    else if (method === 'POST' && name === undefined && (namespace !== undefined || !type.namespaced)) verb = 'create';
+    else if (method === 'PUT' && name !== undefined) verb = 'update';
+    else if (method === 'PATCH' && name !== undefined) verb = 'patch';
+    else if (method === 'DELETE' && (name !== undefined || namespace !== undefined || !type.namespaced) && subresource === undefined) verb = 'delete';
+    else throw methodNotAllowed();
+    if (route.legacyWatch && verb !== 'watch' && verb !== 'get') throw methodNotAllowed();
+
+    const failure = faults.takeFailure(verb, type.plural);
+    if (failure) {
+      // The request body still has to be read for the client to see the answer.
+      req.resume();
+      throw failure;
+    }
+
+    const write: WriteOptions = { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params) };
+    switch (verb) {
+      case 'get': {
+        if (route.legacyWatch) throw methodNotAllowed();
+        const stored = service.get(type, namespace, name as string);
+        return sendJson(res, 200, this.#objectJson(type, version, stored));
+      }
+      case 'list': {
+        const opts = parseListOptions(type, params);
+        return sendJson(res, 200, service.list(type, version, namespace, opts));
+      }
+      case 'watch': {
+        const opts = parseListOptions(type, params);
+        serveWatch(this.#deps.store, this.#deps.hub, type, version, namespace, { ...opts, watch: true }, res);
+        return;
+      }
+      case 'create': {
+        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind);
+        const result = await service.create(type, version, namespace, body, write);
+        return sendJson(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
+      }
+      case 'update': {
+        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind);
+        const result = await service.update(type, version, namespace, name as string, body, { ...write, subresource });
+        return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
+      }
+      case 'patch': {
+        const text = await readBody(req, this.#deps.maxBodyBytes);
+        const result = await service.patch(type, version, namespace, name as string, text, mediaTypeOf(req), {
+          ...write,
+          subresource,
+          fieldManager: params.get('fieldManager') ?? undefined,
+        });
+        return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
+      }
+      case 'delete':
+        return this.#delete(req, res, type, version, namespace, name, params, write.dryRun);
+    }
+  }
+
+  async #delete(
+    req: IncomingMessage,
+    res: ServerResponse,
+    type: ResourceType,
+    version: string,
+    namespace: string | undefined,
+    name: string | undefined,
+    params: URLSearchParams,
+    dryRunQuery: boolean,
+  ): Promise<void> {
+    const text = await readBody(req, this.#deps.maxBodyBytes);
+    let options: { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] } = {};
+    if (text.trim() !== '') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(err as Error).message}`);
+      }
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) options = parsed as typeof options;
+    }
+    const preconditions = { uid: params.get('preconditions.uid') ?? options.preconditions?.uid, resourceVersion: params.get('preconditions.resourceVersion') ?? options.preconditions?.resourceVersion };
+    const dryRun = dryRunQuery || (Array.isArray(options.dryRun) && options.dryRun.includes('All'));
+    const { service } = this.#deps;
+    if (name === undefined) {
+      const opts = parseListOptions(type, params);
+      return sendJson(res, 200, await service.deleteCollection(type, version, namespace, opts, { dryRun }));
+    }
+    const result = await service.delete(type, namespace, name, { preconditions, dryRun });
+    if (!result.deleted || type.returnsDeletedObject) return sendJson(res, 200, this.#objectJson(type, version, result.stored));
+    const details: Record<string, unknown> = { name };
+    if (type.group) details.group = type.group;
+    details.kind = type.plural;
+    details.uid = result.stored.object.metadata.uid;
+    return sendJson(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
+  }
+
+  #objectJson(type: ResourceType, version: string, stored: StoredObject): string {
+    return jsonAtApiVersion(stored, apiVersionOf(type, version));
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Serves `?watch=true`: headers flushed at once, then the initial events (from '' / '0', or with
+ * `sendInitialEvents=true` followed by the `k8s.io/initial-events-end` bookmark) or the kept
+ * changes after the requested resourceVersion, then live changes until the client leaves, the
+ * `timeoutSeconds` deadline (a bookmark first, when asked for) or the server stops.
+ *
+ * A resume from before the kept history is answered 200 with one ERROR event carrying the 410
+ * Expired Status, then the stream closes (what clients expect from a real server).
+ */
+import type { ServerResponse } from 'node:http';
+import type { ListOptions } from './list-options.js';
+import type { ObjectStore } from './object-store.js';
+import { apiVersionOf, storeKeyOf } from './resource-type.js';
+import type { ResourceType } from './resource-type.js';
+import { tooOldResourceVersion } from './status-error.js';
+import type { WatchHub } from './watch-hub.js';
+import { WatchStream } from './watch-stream.js';
+
+/** Annotation of the bookmark that ends the initial events of a streaming list. */
+export const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
+
+/** Starts a watch on `res`; returns the stream (already registered with the hub). */
+export function serveWatch(
+  store: ObjectStore,
+  hub: WatchHub,
+  type: ResourceType,
+  version: string,
+  namespace: string | undefined,
+  opts: ListOptions,
+  res: ServerResponse,
+): WatchStream {
+  const storeKey = storeKeyOf(type);
+  const current = store.resourceVersion;
+  const requested = opts.resourceVersion;
+  const fromNow = requested === undefined || requested === 0;
+  const initialEvents = opts.sendInitialEvents ?? fromNow;
+
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+
+  const stream = new WatchStream(res, {
+    storeKey,
+    apiVersion: apiVersionOf(type, version),
+    kind: type.kind,
+    namespace,
+    labelSelector: opts.labelSelector,
+    fieldSelector: opts.fieldSelector,
+    sinceRv: initialEvents || fromNow ? current : (requested ?? current),
+    bookmarks: opts.allowWatchBookmarks,
+  });
+
+  if (initialEvents) {
+    for (const stored of store.values(storeKey)) if (stream.matches(stored.object)) stream.sendExisting(stored);
+    if (opts.sendInitialEvents) stream.sendBookmark(current, { [initialEventsEndAnnotation]: 'true' });
+  } else if (!fromNow) {
+    const history = store.history(storeKey);
+    const backlog = history.after(requested ?? 0);
+    if (!backlog) {
+      stream.sendError(tooOldResourceVersion(requested ?? 0, history.since).status);
+      stream.end();
+      return stream;
+    }
+    for (const event of backlog) stream.offer(event);
+  }
+  hub.add(stream);
+
+  if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0) {
+    const timer = setTimeout(() => {
+      if (stream.options.bookmarks) stream.sendBookmark(store.resourceVersion);
+      stream.end();
+    }, opts.timeoutSeconds * 1000);
+    stream.onClose(() => clearTimeout(timer));
+  }
+  return stream;
+}

@@ -1,0 +1,124 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApiServer } from '@kubeloop/apiserver';
+import { Client, HttpTransport, LeaseKind, defineKind, loadKubeConfig } from '@kubeloop/resource';
+import { DemoProcess, waitFor } from './demo-process.js';
+
+interface RecordLine {
+  identity: string;
+  phase: 'start' | 'end';
+  key: string;
+  t: number;
+}
+
+const PlaylistKind = defineKind<{ title: string; interval: string; items: { type: string; value: string }[] }>({
+  group: 'playlist.kubeloop.dev',
+  version: 'v1',
+  kind: 'Playlist',
+});
+
+async function readRecord(file: string): Promise<RecordLine[]> {
+  try {
+    return (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as RecordLine);
+  } catch {
+    return [];
+  }
+}
+
+describe('graceful shutdown of the demo operator', () => {
+  let server: Awaited<ReturnType<typeof startApiServer>>;
+  let dir: string;
+  let kubeconfig: string;
+  let transport: HttpTransport;
+  const processes: DemoProcess[] = [];
+
+  before(async () => {
+    server = await startApiServer();
+    dir = await mkdtemp(join(tmpdir(), 'kubeloop-shutdown-'));
+    kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kubeconfig);
+    transport = HttpTransport.fromKubeConfig(loadKubeConfig({ kubeconfigPath: kubeconfig }));
+  });
+
+  after(async () => {
+    await Promise.all(processes.map((p) => p.dispose()));
+    transport.close();
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  function operator(identity: string, workDelayMs: number, record: string): DemoProcess {
+    const p = new DemoProcess([
+      '--kubeconfig', kubeconfig, '--no-samples', '--identity', identity, '--work-dir', join(dir, identity),
+      '--work-delay-ms', String(workDelayMs), '--reconcile-log', record,
+      '--lease-duration-ms', '4000', '--renew-deadline-ms', '3000', '--retry-period-ms', '500',
+    ]);
+    processes.push(p);
+    return p;
+  }
+
+  test('SIGTERM lets the in-flight reconcile finish, releases the lease and exits 0', { timeout: 60_000 }, async () => {
+    const record = join(dir, 'record-graceful.jsonl');
+    const demo = operator('graceful', 1500, record);
+    await demo.line(/^leader: graceful \(this process\)/, 20_000);
+
+    const playlists = new Client(PlaylistKind, transport);
+    await playlists.create({
+      apiVersion: PlaylistKind.apiVersion,
+      kind: PlaylistKind.kind,
+      metadata: { name: 'in-flight', namespace: 'default' },
+      spec: { title: 'In flight', interval: '1m', items: [{ type: 'dashboard_by_uid', value: 'x' }] },
+    });
+    // The reconcile has started and takes 1.5 s: stop the process in the middle of it.
+    await waitFor(async () => (await readRecord(record)).some((l) => l.phase === 'start' && l.key === 'default/in-flight'), {
+      timeoutMs: 20_000,
+      what: 'the reconcile to start',
+    });
+    const sigtermAt = Date.now();
+    demo.child.kill('SIGTERM');
+    const exit = await demo.waitForExit(30_000);
+    assert.deepEqual(exit, { code: 0, signal: null }, demo.transcript());
+
+    const lines = await readRecord(record);
+    const firstStart = lines.find((l) => l.phase === 'start' && l.key === 'default/in-flight')!;
+    const end = lines.find((l) => l.phase === 'end' && l.key === 'default/in-flight' && l.t >= firstStart.t);
+    assert.ok(end, `the in-flight reconcile finished:\n${JSON.stringify(lines)}\n${demo.transcript()}`);
+    assert.ok(end.t >= sigtermAt, 'it finished after the signal, not before');
+    assert.equal(lines.filter((l) => l.phase === 'start').length, lines.filter((l) => l.phase === 'end').length, 'every started reconcile ended');
+
+    const leases = new Client(LeaseKind, transport);
+    const lease = await leases.get({ namespace: 'default', name: 'playlist-operator' });
+    assert.equal(lease.spec?.holderIdentity ?? '', '', 'the lease was released');
+    assert.equal(lease.spec?.leaseDurationSeconds, 1);
+  });
+
+  test('a second signal forces the exit while a reconcile is still running', { timeout: 60_000 }, async () => {
+    const record = join(dir, 'record-forced.jsonl');
+    const demo = operator('forced', 20_000, record);
+    await demo.line(/^leader: forced \(this process\)/, 20_000);
+    const playlists = new Client(PlaylistKind, transport);
+    await playlists.create({
+      apiVersion: PlaylistKind.apiVersion,
+      kind: PlaylistKind.kind,
+      metadata: { name: 'slow', namespace: 'default' },
+      spec: { title: 'Slow', interval: '1m', items: [{ type: 'dashboard_by_uid', value: 'y' }] },
+    });
+    await waitFor(async () => (await readRecord(record)).some((l) => l.phase === 'start'), { timeoutMs: 20_000, what: 'a reconcile to start' });
+    demo.child.kill('SIGTERM');
+    await waitFor(() => demo.stderr.some((l) => /received SIGTERM/.test(l)) || demo.stdout.some((l) => /received SIGTERM/.test(l)), {
+      timeoutMs: 10_000,
+      what: 'the first signal to be seen',
+    });
+    const secondAt = Date.now();
+    demo.child.kill('SIGTERM');
+    const exit = await demo.waitForExit(10_000);
+    assert.deepEqual(exit, { code: 130, signal: null }, demo.transcript());
+    assert.ok(Date.now() - secondAt < 5_000, 'the forced exit does not wait for the 20 s reconcile');
+  });
+});
