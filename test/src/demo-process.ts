@@ -1,25 +1,15 @@
 /**
  * Test support for the demo tests: run the compiled demo (`examples/playlist-operator/dist/main.js`)
- * as a child process, read its output line by line, and wait for conditions with a deadline.
+ * as a child process and read its output line by line.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from './support/wait-for.js';
 
 /** The compiled demo entry point (`tsc -b` builds it with the rest of the tree). */
 export const DEMO_MAIN = fileURLToPath(new URL('../../examples/playlist-operator/dist/main.js', import.meta.url));
-
-/** Polls `condition` every `intervalMs` until it is truthy; rejects after `timeoutMs` with `what`. */
-export async function waitFor<T>(condition: () => T | Promise<T>, options: { timeoutMs: number; intervalMs?: number; what?: string }): Promise<NonNullable<T>> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    const value = await condition();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what ?? 'a condition'}`);
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
-  }
-}
 
 /** How a child process ended. */
 export interface Exit {
@@ -54,12 +44,15 @@ export class DemoProcess {
 
   /** Resolves with the first stdout line matching `pattern` (also one printed earlier). */
   async line(pattern: RegExp, timeoutMs: number): Promise<string> {
-    return waitFor(() => this.stdout.find((l) => pattern.test(l)) ?? (this.exit ? this.fail(`exited (${JSON.stringify(this.exit)}) before printing ${pattern}`) : undefined), {
-      timeoutMs,
-      what: `${pattern} in the demo's output`,
-    }).catch((error: unknown) => {
+    try {
+      // An exit ends the wait early: the line will never come.
+      await waitFor(() => this.exit !== undefined || this.stdout.some((l) => pattern.test(l)), { timeoutMs, what: `${pattern} in the demo's output` });
+    } catch (error) {
       throw new Error(`${error instanceof Error ? error.message : String(error)}\n${this.transcript()}`);
-    });
+    }
+    const found = this.stdout.find((l) => pattern.test(l));
+    if (found === undefined) throw new Error(`the demo exited (${JSON.stringify(this.exit)}) before printing ${pattern}\n${this.transcript()}`);
+    return found;
   }
 
   /** Waits for the exit, killing the process (SIGKILL) if it takes longer than `timeoutMs`. */
@@ -82,10 +75,6 @@ export class DemoProcess {
     if (this.exit) return;
     this.child.kill('SIGKILL');
     await this.exited;
-  }
-
-  private fail(message: string): never {
-    throw new Error(message);
   }
 }
 

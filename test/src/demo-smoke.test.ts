@@ -49,6 +49,7 @@ describe('the demo', () => {
       assert.match(out, new RegExp(`✓ default/${name} +Ready`), `${name} became Ready\n${transcript}`);
     }
     assert.match(out, /✓ default\/release-day +Ready +generation 2/, transcript);
+    assert.match(out, /deleted default\/wallboard: finalizer operator\.v1\.Playlist\.playlist\.kubeloop\.dev keeps it/, transcript);
     assert.match(out, /✓ default\/wallboard +gone +catalogue entry withdrawn/, transcript);
     assert.match(out, /smoke: every sample converged/, transcript);
     assert.match(out, /stopped \(leader election: stopped\); exit code 0/, transcript);
@@ -64,6 +65,17 @@ describe('the demo', () => {
     const traces = received.filter((r) => r.path === '/v1/traces');
     assert.ok(traces.length > 0, `no POST /v1/traces among ${JSON.stringify(received.map((r) => r.path))}`);
     assert.match(traces.map((t) => t.body).join(''), /controller-event-reconcile|controller-event-add/);
+  });
+
+  test('--smoke fails with the reason when the samples do not converge in time', { timeout: 60_000 }, async () => {
+    const workDir = await mkdtemp(join(tmpdir(), 'kubeloop-demo-slow-'));
+    cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+    // Every reconcile takes 3 s and the smoke run may take 1 s.
+    const demo = new DemoProcess(['--smoke', '--timeout', '1', '--work-delay-ms', '3000', '--work-dir', workDir]);
+    cleanups.push(() => demo.dispose());
+    const exit = await demo.waitForExit(45_000);
+    assert.deepEqual(exit, { code: 1, signal: null }, demo.transcript());
+    assert.match(demo.stderr.join('\n'), /demo failed: not Ready: default\/morning-standup: no Ready condition yet/, demo.transcript());
   });
 
   test('a bad option prints the usage and exits 2', { timeout: 30_000 }, async () => {

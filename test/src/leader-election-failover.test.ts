@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer } from '@kubeloop/apiserver';
 import { Client, HttpTransport, LeaseKind, defineKind, loadKubeConfig } from '@kubeloop/resource';
-import { DemoProcess, waitFor } from './demo-process.js';
+import { DemoProcess } from './demo-process.js';
+import { waitFor } from './support/wait-for.js';
 
 interface RecordLine {
   identity: string;

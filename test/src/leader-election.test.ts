@@ -4,7 +4,7 @@ import { startApiServer } from '@kubeloop/apiserver';
 import { Client, HttpTransport, LeaseKind, isConflict, isMicroTime, loadKubeConfig } from '@kubeloop/resource';
 import type { Lease } from '@kubeloop/resource';
 import { LeaderElector } from '@kubeloop/operator';
-import { waitFor } from './demo-process.js';
+import { waitFor } from './support/wait-for.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

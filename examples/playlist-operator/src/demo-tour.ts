@@ -4,7 +4,7 @@
  * cluster says, whichever operator instance leads.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isAlreadyExists, isNotFound } from '@kubeloop/resource';
+import { isAlreadyExists, isConflict, isNotFound } from '@kubeloop/resource';
 import type { Client, ConfigMap } from '@kubeloop/resource';
 import type { PlaylistCatalogue } from './catalogue.js';
 import type { Playlist } from './playlist.js';
@@ -58,14 +58,27 @@ async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs: number
   }
 }
 
+/** Runs a read-modify-write again when it lost a race with another writer (409), like client-go's RetryOnConflict. */
+async function retryOnConflict<T>(write: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isConflict(error) || i >= attempts) throw error;
+    }
+  }
+}
+
 /** Creates a sample, or resets the spec of one left by an earlier run. */
 async function apply(playlists: Client<Playlist>, sample: Playlist): Promise<void> {
   try {
     await playlists.create(sample);
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
-    const existing = await playlists.get({ namespace: sample.metadata.namespace ?? '', name: sample.metadata.name });
-    if (JSON.stringify(existing.spec) !== JSON.stringify(sample.spec)) await playlists.update({ ...existing, spec: sample.spec });
+    await retryOnConflict(async () => {
+      const existing = await playlists.get({ namespace: sample.metadata.namespace ?? '', name: sample.metadata.name });
+      if (JSON.stringify(existing.spec) !== JSON.stringify(sample.spec)) await playlists.update({ ...existing, spec: sample.spec });
+    });
   }
 }
 
@@ -116,9 +129,11 @@ export async function runTour(options: TourOptions): Promise<void> {
 
   // 2. An edit bumps the generation; the operator re-renders and reports the new generation.
   const editStarted = Date.now();
-  const edited = await playlists.get({ namespace, name: EDITED_SAMPLE });
-  const items = [...(edited.spec?.items ?? []).filter((i) => i.value !== EDIT_ITEM.value), { ...EDIT_ITEM }];
-  const updated = await playlists.update({ ...edited, spec: { ...edited.spec!, items } });
+  const updated = await retryOnConflict(async () => {
+    const edited = await playlists.get({ namespace, name: EDITED_SAMPLE });
+    const items = [...(edited.spec?.items ?? []).filter((i) => i.value !== EDIT_ITEM.value), { ...EDIT_ITEM }];
+    return playlists.update({ ...edited, spec: { ...edited.spec!, items } });
+  });
   print(`edited ${namespace}/${EDITED_SAMPLE}: added item ${EDIT_ITEM.value} (generation ${updated.metadata.generation ?? '?'})`);
   await waitFor(
     async () => {
@@ -133,9 +148,16 @@ export async function runTour(options: TourOptions): Promise<void> {
   ).then((p) => print(`  ✓ ${namespace}/${EDITED_SAMPLE.padEnd(16)} Ready   generation ${p.metadata.generation ?? '?'}, ConfigMap re-rendered   ${ms(editStarted)}`));
 
   // 3. A delete waits on our finalizer, which withdraws the catalogue entry; then the object goes.
+  // The operator adds its finalizer right after the first successful reconcile; delete once it is there.
+  const finalizer = await waitFor(
+    async () => (await playlists.get({ namespace, name: DELETED_SAMPLE })).metadata.finalizers?.[0],
+    left(),
+    signal,
+    async () => `${namespace}/${DELETED_SAMPLE} never got a finalizer`,
+  );
   const deleteStarted = Date.now();
   await playlists.delete({ namespace, name: DELETED_SAMPLE });
-  print(`deleted ${namespace}/${DELETED_SAMPLE}: the finalizer must withdraw its catalogue entry first`);
+  print(`deleted ${namespace}/${DELETED_SAMPLE}: finalizer ${finalizer} keeps it until its catalogue entry is withdrawn`);
   const entry = `${namespace}.${DELETED_SAMPLE}`;
   await waitFor(
     async () => {

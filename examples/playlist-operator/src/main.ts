@@ -68,7 +68,9 @@ async function main(argv: string[]): Promise<number> {
   const kubeConfig = loadKubeConfig({ kubeconfigPath });
   if (options.kubeconfig) clusterLine = `${kubeConfig.getCurrentCluster()?.server ?? '?'} (context ${kubeConfig.getCurrentContext()}, ${clusterLine})`;
   const transport = HttpTransport.fromKubeConfig(kubeConfig);
-  const handle = shutdownSignal();
+  const handle = shutdownSignal({
+    onSignal: (sig, count) => out(count === 1 ? `received ${sig}: shutting down gracefully (press Ctrl-C again to force)` : `received ${sig} again: exiting now`),
+  });
   const stop = new AbortController();
   const signal = AbortSignal.any([handle.signal, stop.signal]);
   const server = new OperatorServer({ host: options.metricsHost, port: options.metricsPort });
@@ -178,7 +180,7 @@ function reconcileHooks(options: DemoOptions, quiet: () => boolean): PlaylistRec
       record({ phase: 'end', key, action: ReconcileAction[action], outcome: outcome.type });
       if (!quiet()) return;
       if (outcome.type === 'ready' && outcome.changed) out(`  · reconciled ${key}: ConfigMap ${outcome.configMap} written, Ready`);
-      else if (outcome.type === 'invalid') out(`  · ${key} is invalid: ${outcome.message}`);
+      else if (outcome.type === 'invalid' && outcome.changed) out(`  · ${key} is invalid: ${outcome.message}`);
       else if (outcome.type === 'deleted') out(`  · ${key} deleted: catalogue entry withdrawn, finalizer removed`);
     },
   };

@@ -15,7 +15,7 @@ import {
   exponentialBackoffRetryPolicy,
   stripManagedFields,
 } from '@kubeloop/operator';
-import type { Logger, PrometheusCollector, Reconciler } from '@kubeloop/operator';
+import type { Logger, PrometheusCollector } from '@kubeloop/operator';
 import type { PlaylistCatalogue } from './catalogue.js';
 import { PlaylistKind } from './playlist.js';
 import type { Playlist } from './playlist.js';
@@ -79,7 +79,7 @@ export function createPlaylistOperator(options: PlaylistOperatorOptions): Playli
       workDelayMs: options.workDelayMs,
     }),
   );
-  controller.addReconciler(opinionated as Reconciler, PlaylistKind.kind);
+  controller.addReconciler(opinionated, PlaylistKind.kind);
 
   const operator = new Operator();
   operator.addController(controller);

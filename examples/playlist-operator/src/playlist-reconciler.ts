@@ -23,7 +23,7 @@ export const FIELD_MANAGER = 'playlist-operator';
 /** How one reconcile ended. */
 export type ReconcileOutcome =
   | { type: 'ready'; changed: boolean; configMap: string }
-  | { type: 'invalid'; message: string }
+  | { type: 'invalid'; message: string; changed: boolean }
   | { type: 'deleted' }
   | { type: 'error'; error: unknown };
 
@@ -91,8 +91,8 @@ export class PlaylistReconciler implements Reconciler<Playlist> {
     const problem = specProblem(playlist.spec);
     if (problem !== undefined) {
       // Retrying cannot fix a bad spec: say so in the status and wait for the next edit.
-      await this.writeStatus(playlist, { status: 'False', reason: 'InvalidSpec', message: problem }, undefined);
-      return { type: 'invalid', message: problem };
+      const changed = await this.writeStatus(playlist, { status: 'False', reason: 'InvalidSpec', message: problem }, undefined);
+      return { type: 'invalid', message: problem, changed };
     }
     const spec = playlist.spec!;
     const desired = renderConfigMap(playlist, spec);
@@ -133,12 +133,12 @@ export class PlaylistReconciler implements Reconciler<Playlist> {
     return true;
   }
 
-  /** Writes the Ready condition unless the status already says exactly that for this generation. */
+  /** Writes the Ready condition unless the status already says exactly that for this generation; true if written. */
   private async writeStatus(
     playlist: Playlist,
     ready: Pick<Condition, 'status' | 'reason' | 'message'>,
     configMap: string | undefined,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const generation = playlist.metadata.generation ?? 0;
     const current = playlist.status?.conditions?.find((c) => c.type === 'Ready');
     if (
@@ -149,7 +149,7 @@ export class PlaylistReconciler implements Reconciler<Playlist> {
       playlist.status?.observedGeneration === generation &&
       playlist.status.configMap === configMap
     ) {
-      return;
+      return false;
     }
     const condition: Condition = {
       type: 'Ready',
@@ -169,6 +169,7 @@ export class PlaylistReconciler implements Reconciler<Playlist> {
       { merge: { status: { ...status, configMap: configMap ?? null } } },
       { subresource: 'status', fieldManager: FIELD_MANAGER },
     );
+    return true;
   }
 }
 

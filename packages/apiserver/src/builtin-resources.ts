@@ -30,12 +30,13 @@ export function kindSchema(group: string, version: string, kind: string, propert
 
 const stringMapSchema = { type: 'object', additionalProperties: { type: 'string', default: '' } };
 
-function builtinDecoder(kind: string, shape: Record<string, FieldShape>): (obj: KubeObject, version: string) => DecodeResult {
+function builtinDecoder(kind: string, shape: Record<string, FieldShape>, check?: (obj: KubeObject, version: string) => void): (obj: KubeObject, version: string) => DecodeResult {
   const full: Record<string, FieldShape> = { ...typeMetaShape, ...shape };
   return (obj, version) => {
     const unknownFields: string[] = [];
-    const problem = checkShape(obj as Record<string, unknown>, full, '', kind, unknownFields);
+    const problem = checkShape(obj, full, '', kind, unknownFields);
     if (problem) throw decodeError(kind, version, problem);
+    check?.(obj, version);
     return { unknownFields };
   };
 }
@@ -54,6 +55,8 @@ interface BuiltinInit {
   shape: Record<string, FieldShape>;
   schema: Record<string, unknown>;
   validate?: ResourceType['validate'];
+  /** Checks beyond the JSON shapes (base64 values...); throws a StatusError. */
+  checkDecoded?: (obj: KubeObject, version: string) => void;
   prepareCreate?: ResourceType['prepareCreate'];
   prepareUpdate?: ResourceType['prepareUpdate'];
 }
@@ -81,7 +84,7 @@ function builtin(init: BuiltinInit): ResourceType {
     returnsDeletedObject: init.returnsDeletedObject ?? false,
     extraSelectableFields: init.extraSelectableFields ?? [],
     printerColumns: [],
-    decode: builtinDecoder(init.kind, init.shape),
+    decode: builtinDecoder(init.kind, init.shape, init.checkDecoded),
     openApiSchema: () => schema,
   };
   if (init.validate) type.validate = init.validate;
@@ -117,7 +120,7 @@ const configKeyPattern = /^[-._a-zA-Z0-9]+$/;
 
 function configKeyProblems(field: string, map: unknown): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  for (const key of Object.keys((map ?? {}) as Record<string, unknown>)) {
+  for (const key of Object.keys((map ?? {}))) {
     if (key.length > 253 || !configKeyPattern.test(key)) {
       problems.push(
         invalidValue(
@@ -149,8 +152,7 @@ function base64ValuesProblem(kind: string, field: string, map: unknown): string 
 }
 
 /** ConfigMaps: `data` (strings), `binaryData` (base64), `immutable`. No generation. */
-export const configMapType: ResourceType = (() => {
-  const type = builtin({
+export const configMapType: ResourceType = builtin({
     group: '',
     kind: 'ConfigMap',
     plural: 'configmaps',
@@ -159,18 +161,11 @@ export const configMapType: ResourceType = (() => {
     shape: { data: 'stringMap', binaryData: 'stringMap', immutable: 'boolean' },
     schema: { data: stringMapSchema, binaryData: { type: 'object', additionalProperties: { type: 'string', format: 'byte' } }, immutable: { type: 'boolean' } },
     validate: (obj, old) => [...configKeyProblems('data', obj.data), ...configKeyProblems('binaryData', obj.binaryData), ...immutableDataProblems(obj, old, ['data', 'binaryData'])],
-  });
-  const decode = type.decode as NonNullable<ResourceType['decode']>;
-  return {
-    ...type,
-    decode(obj, version) {
-      const result = decode(obj, version);
+    checkDecoded(obj, version) {
       const problem = base64ValuesProblem('ConfigMap', 'binaryData', obj.binaryData);
       if (problem) throw decodeError('ConfigMap', version, problem);
-      return result;
     },
-  };
-})();
+});
 
 function mergeStringData(obj: KubeObject): void {
   const stringData = obj.stringData as Record<string, string> | undefined;
@@ -183,8 +178,7 @@ function mergeStringData(obj: KubeObject): void {
 }
 
 /** Secrets: `data` (base64), `stringData` (merged into data on write), `type` (default Opaque, immutable). */
-export const secretType: ResourceType = (() => {
-  const type = builtin({
+export const secretType: ResourceType = builtin({
     group: '',
     kind: 'Secret',
     plural: 'secrets',
@@ -210,18 +204,11 @@ export const secretType: ResourceType = (() => {
       mergeStringData(obj);
       obj.type ??= 'Opaque';
     },
-  });
-  const decode = type.decode as NonNullable<ResourceType['decode']>;
-  return {
-    ...type,
-    decode(obj, version) {
-      const result = decode(obj, version);
+    checkDecoded(obj, version) {
       const problem = base64ValuesProblem('Secret', 'data', obj.data);
       if (problem) throw decodeError('Secret', version, problem);
-      return result;
     },
-  };
-})();
+});
 
 const objectReferenceShape: FieldShape = {
   object: { kind: 'string', namespace: 'string', name: 'string', uid: 'string', apiVersion: 'string', resourceVersion: 'string', fieldPath: 'string' },

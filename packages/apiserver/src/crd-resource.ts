@@ -38,7 +38,7 @@ export interface CrdVersion {
 }
 
 function specOf(crd: KubeObject): CrdSpec {
-  return (crd.spec ?? {}) as CrdSpec;
+  return (crd.spec ?? {});
 }
 
 function nowTime(): string {
@@ -238,14 +238,14 @@ export function customResourceType(crd: KubeObject): ResourceType {
       const unknownFields: string[] = [];
       if (v) {
         const before = structuredClone(obj);
-        v.prune(obj as Record<string, unknown>);
+        v.prune(obj);
         removedPaths(before, obj, '', unknownFields);
-        v.applyDefaults?.(obj as Record<string, unknown>);
+        v.applyDefaults?.(obj);
       }
       return { unknownFields };
     },
     validate(obj, _old, version) {
-      return validator(version)?.validate(obj as Record<string, unknown>) ?? [];
+      return validator(version)?.validate(obj) ?? [];
     },
     openApiSchema(version) {
       const schema = byName.get(version)?.schema?.openAPIV3Schema ?? { type: 'object' };

@@ -246,6 +246,8 @@ export class ObjectService {
     } else key = objectKeyOf(meta.namespace, meta.name);
     if (this.#store.get(storeKey, key)) throw alreadyExists(type, meta.name);
 
+    // A placeholder keeps resourceVersion at its canonical place; the store sets the value.
+    meta.resourceVersion = '0';
     obj = canonicalObject(obj, []);
     if (opts.dryRun) return { stored: this.#dryRunStored(obj, key), created: true, warnings };
     const stored = await this.#store.put(storeKey, key, obj);
@@ -374,8 +376,8 @@ export class ObjectService {
       meta.name = oldMeta.name;
       if (oldMeta.namespace) meta.namespace = oldMeta.namespace;
       else delete meta.namespace;
-      meta.uid = oldMeta.uid as string;
-      meta.creationTimestamp = oldMeta.creationTimestamp as string;
+      meta.uid = oldMeta.uid;
+      meta.creationTimestamp = oldMeta.creationTimestamp;
       if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
       else delete meta.deletionTimestamp;
       if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
@@ -400,7 +402,7 @@ export class ObjectService {
     if (type.hasGeneration && opts.subresource !== 'status' && specChanged(type, old, next)) {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
-    next.metadata.resourceVersion = old.metadata.resourceVersion as string;
+    next.metadata.resourceVersion = old.metadata.resourceVersion;
     next = canonicalObject(next, []);
     if (jsonEqual(old, next)) return { stored: existing, created: false, warnings };
 

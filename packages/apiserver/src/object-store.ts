@@ -118,7 +118,7 @@ export class ObjectStore {
       try {
         return Promise.resolve(fn());
       } catch (err) {
-        return Promise.reject(err as Error);
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
     }
     const run = this.#lock.then(fn, fn);
@@ -128,9 +128,7 @@ export class ObjectStore {
 
   /** Creates the table of a type if missing; its history starts now. */
   ensureTable(storeKey: string): void {
-    if (!this.#tables.has(storeKey)) {
-      this.#tables.set(storeKey, { objects: new Map(), history: new WatchHistory(this.#historyWindow, this.#rv), sortedKeys: undefined });
-    }
+    this.#table(storeKey);
   }
 
   /** Drops a type's table (after its CRD and objects were deleted). */
@@ -141,8 +139,8 @@ export class ObjectStore {
   #table(storeKey: string): Table {
     let table = this.#tables.get(storeKey);
     if (!table) {
-      this.ensureTable(storeKey);
-      table = this.#tables.get(storeKey) as Table;
+      table = { objects: new Map(), history: new WatchHistory(this.#historyWindow, this.#rv), sortedKeys: undefined };
+      this.#tables.set(storeKey, table);
     }
     return table;
   }

@@ -1,9 +1,10 @@
 /**
  * Reading request bodies: bounded by `maxBodyBytes` (413 like the real server's 3 MiB limit),
- * decoded by content type (JSON or YAML; 415 for anything else).
+ * decoded by content type (JSON, YAML, protobuf for built-ins; 415 for anything else).
  */
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
+import { decodeProtobufObject, protobufMediaType } from './protobuf-decoding.js';
 import { badRequest, entityTooLarge, unsupportedMediaType } from './status-error.js';
 
 /** Beyond this many bytes an oversized body is not even drained: the connection is cut. */
@@ -19,7 +20,7 @@ export function mediaTypeOf(req: IncomingMessage): string {
  * Reads the whole body as text. An oversized body is drained (so that the client reads the 413
  * rather than a reset) and rejected with 413.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? NaN);
     const chunks: Buffer[] = [];
@@ -37,14 +38,16 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     });
     req.on('end', () => {
       if (tooLarge) reject(entityTooLarge(limit));
-      else resolve(Buffer.concat(chunks).toString('utf8'));
+      else resolve(Buffer.concat(chunks));
     });
     req.on('error', reject);
   });
 }
 
-/** Decodes an object body (POST/PUT) by content type. */
-export function decodeObjectBody(text: string, mediaType: string, kind: string): unknown {
+/** Decodes an object body (POST/PUT) by content type: JSON, YAML, or protobuf for built-in kinds. */
+export function decodeObjectBody(body: Buffer, mediaType: string, kind: string): unknown {
+  if (mediaType === protobufMediaType) return decodeProtobufObject(body);
+  const text = body.toString('utf8');
   if (mediaType === '' || mediaType === 'application/json' || mediaType === '*/*') {
     try {
       return JSON.parse(text);
@@ -59,5 +62,5 @@ export function decodeObjectBody(text: string, mediaType: string, kind: string):
       throw badRequest(`the object provided is unrecognized (must be of type ${kind}): yaml: ${(err as Error).message}`);
     }
   }
-  throw unsupportedMediaType(['application/json', 'application/yaml']);
+  throw unsupportedMediaType(['application/json', 'application/yaml', protobufMediaType]);
 }

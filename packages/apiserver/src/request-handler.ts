@@ -13,6 +13,7 @@ import { parseListOptions } from './list-options.js';
 import type { ObjectService, WriteOptions } from './object-service.js';
 import type { ObjectStore } from './object-store.js';
 import type { OpenApiDocuments } from './openapi.js';
+import { decodeProtobufObject, protobufMediaType } from './protobuf-decoding.js';
 import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
 import { parseRoute } from './request-route.js';
 import type { ResourceRoute } from './request-route.js';
@@ -190,7 +191,7 @@ export class RequestHandler {
         return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'patch': {
-        const text = await readBody(req, this.#deps.maxBodyBytes);
+        const text = (await readBody(req, this.#deps.maxBodyBytes)).toString('utf8');
         const result = await service.patch(type, version, namespace, name as string, text, mediaTypeOf(req), {
           ...write,
           subresource,
@@ -213,16 +214,19 @@ export class RequestHandler {
     params: URLSearchParams,
     dryRunQuery: boolean,
   ): Promise<void> {
-    const text = await readBody(req, this.#deps.maxBodyBytes);
+    const body = await readBody(req, this.#deps.maxBodyBytes);
+    const text = body.toString('utf8');
     let options: { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] } = {};
-    if (text.trim() !== '') {
+    if (mediaTypeOf(req) === protobufMediaType && body.length > 0) {
+      options = decodeProtobufObject(body);
+    } else if (text.trim() !== '') {
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch (err) {
         throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(err as Error).message}`);
       }
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) options = parsed as typeof options;
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) options = parsed;
     }
     const preconditions = { uid: params.get('preconditions.uid') ?? options.preconditions?.uid, resourceVersion: params.get('preconditions.resourceVersion') ?? options.preconditions?.resourceVersion };
     const dryRun = dryRunQuery || (Array.isArray(options.dryRun) && options.dryRun.includes('All'));

@@ -48,9 +48,8 @@ export function qualifiedKind(k: KindName): string {
 }
 
 function status(code: number, reason: string, message: string, details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  if (details) s.details = details;
-  return s;
+  // Field order as kube-apiserver writes it: details before code.
+  return details ? { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, details, code } : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
 }
 
 function resourceDetails(r: ResourceName, name: string): StatusDetails {
@@ -116,7 +115,7 @@ export function formatFieldValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (value === undefined) return 'null';
   if (typeof value === 'object' && value !== null) return Array.isArray(value) ? '[]interface {}{...}' : 'map[string]interface {}{...}';
-  return String(value as number | boolean | null);
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : 'null';
 }
 
 /** A `FieldValueInvalid` problem. */

@@ -70,7 +70,7 @@ export interface RunOperatorOptions {
   /**
    * Leader election: the operator runs only while this process holds the lease, and the lease is
    * released after the operator stopped. `onStartedLeading` is runOperator's; the other callbacks
-   * are called as usual. Default: none (the operator always runs).
+   * are called as usual (`onError` defaults to a warning through `logger`). Default: none (the operator always runs).
    */
   leaderElection?: Omit<LeaderElectorOptions, 'onStartedLeading'> | undefined;
   /**
@@ -143,6 +143,7 @@ export async function runOperator(options: RunOperatorOptions): Promise<RunOpera
   };
   const elector = options.leaderElection
     ? new LeaderElector({
+        onError: (error: unknown) => logger.warn('leader election request failed; retrying', { error }),
         ...options.leaderElection,
         onStartedLeading: (leadingSignal) => {
           logger.info('became the leader: starting controllers', { identity: options.leaderElection?.identity });

@@ -21,6 +21,9 @@ import { RetryScheduler } from './retry-scheduler.js';
 import { SpanNames, endSpan, runInSpan, startObjectSpan } from './tracing.js';
 import { WorkQueue } from './work-queue.js';
 
+/** Retries due within one 10 ms window fire in one wake-up (at most 10 ms late, never early). */
+const RETRY_TIMER_RESOLUTION_MS = 10;
+
 /** Default of {@link InformerControllerConfig.shutdownTimeoutMs}: 30 s. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
 
@@ -190,6 +193,7 @@ export class InformerController {
     });
     this.scheduler = new RetryScheduler<RetryEntry>({
       clock: this.clock,
+      resolutionMs: RETRY_TIMER_RESOLUTION_MS,
       onDue: (key, entry) => {
         this.queue.add(key, entry);
       },
@@ -512,7 +516,7 @@ export class InformerController {
 
   /** Applies the dequeue policy to the pending retries (waiting or queued) of `handler` for this object. */
   private dequeueRetries(key: string, handler: ResourceWatcher | Reconciler, action: ResourceAction, object: KubeObject, metrics: BoundEventMetrics): void {
-    if (this.scheduler.pending(key) === 0 && this.queue.queuedItems(key).length === 0) return;
+    if (!this.scheduler.hasPending(key) && this.queue.queuedItems(key).length === 0) return;
     const policy = this.retryDequeuePolicy;
     const drop = (item: WorkItem): boolean => {
       if (item.type === 'event' || item.handler !== handler) return false;

@@ -9,6 +9,9 @@ import type { InformerState } from './informer-state.js';
 import { KubernetesBasedInformer, WatchInactivityError, stripManagedFields } from './kubernetes-based-informer.js';
 import type { InformerErrorContext, KubernetesBasedInformerOptions } from './kubernetes-based-informer.js';
 import type { HandlerContext } from './resource-watcher.js';
+import { TRACER_NAME, setTracer } from './tracing.js';
+import { trace } from '@opentelemetry/api';
+import type { Span, Tracer } from '@opentelemetry/api';
 
 /** A backoff that always answers `ms` and counts its calls. */
 function fixedBackoff(ms: number): Backoff & { calls: number } {
@@ -146,6 +149,56 @@ describe('KubernetesBasedInformer', () => {
     assert.deepEqual([...h.informer.store.keys()], ['default/a']);
     assert.equal(h.informer.store.get('default/a')!.metadata.resourceVersion, '3');
     await h.stop();
+  });
+
+  test('a watch event for a known name with a new uid is delete(old) + add(new); an unchanged synthetic ADDED is skipped', async () => {
+    const h = harness();
+    const second = new RecordingHandler();
+    h.informer.addEventHandler(second);
+    h.client.replyList(page([widget('a', '1', { uid: 'one' }), widget('b', '2')], '2')).replyWatch();
+    await h.start();
+    h.client.watch_.push('ADDED', widget('b', '2')).push('ADDED', widget('a', '5', { uid: 'two' }));
+    await h.settle();
+    for (const handler of [h.handler, second]) assert.deepEqual(handler.log(), ['add:a@1', 'add:b@2', 'delete:a@1', 'add:a@5']);
+    assert.equal(h.handler.calls[2]!.object.metadata.uid, 'one');
+    assert.equal(h.informer.store.get('default/a')!.metadata.uid, 'two');
+    await h.stop();
+  });
+
+  test('with a recording tracer, lists, watches and each event get spans with the object attributes', async () => {
+    const spans: { name: string; attributes: Record<string, unknown>; ended: boolean }[] = [];
+    const fakeSpan = (name: string, attributes: Record<string, unknown> = {}): Span => {
+      const record = { name, attributes: { ...attributes }, ended: false };
+      spans.push(record);
+      const span = {
+        isRecording: () => true,
+        setAttributes: (a: Record<string, unknown>) => (Object.assign(record.attributes, a), span),
+        setAttribute: () => span,
+        setStatus: () => span,
+        recordException: () => undefined,
+        end: () => void (record.ended = true),
+      };
+      return span as unknown as Span;
+    };
+    setTracer({ startSpan: (name: string, options?: { attributes?: Record<string, unknown> }) => fakeSpan(name, options?.attributes) } as unknown as Tracer);
+    try {
+      const h = harness();
+      h.client.replyList(page([], '1')).replyWatch();
+      await h.start();
+      h.client.watch_.push('ADDED', widget('a', '2')).push('MODIFIED', widget('a', '3')).push('DELETED', widget('a', '4'));
+      await h.settle();
+      await h.stop();
+      assert.deepEqual(
+        spans.map((s) => s.name),
+        ['informer-list', 'informer-watch', 'informer-event-add', 'informer-event-update', 'informer-event-delete'],
+      );
+      assert.ok(spans.every((s) => s.ended));
+      assert.equal(spans[2]!.attributes['name'], 'a');
+      assert.equal(spans[2]!.attributes['kind.name'], 'Widget');
+      assert.deepEqual(h.handler.log(), ['add:a@2', 'update:a@2->3', 'delete:a@4']);
+    } finally {
+      setTracer(trace.getTracer(TRACER_NAME));
+    }
   });
 
   test('a bookmark advances the resourceVersion and calls no handler', async () => {

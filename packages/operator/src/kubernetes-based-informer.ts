@@ -114,6 +114,16 @@ const defaultErrorHandler: InformerErrorHandler = (error, context) => {
   consoleLogger.error(errorMessage(error), { component: 'KubernetesBasedInformer', kind: context.kind, phase: context.phase, error });
 };
 
+/** What a watch event means for handlers. */
+const enum Op {
+  Add,
+  Update,
+  Delete,
+  /** delete(old) + add(new): same key, different uid. */
+  Replace,
+  Skip,
+}
+
 const ABORTED: InformerInput = { type: 'aborted' };
 const COMMITTED: InformerInput = { type: 'committed' };
 const ELAPSED: InformerInput = { type: 'backoffElapsed' };
@@ -156,6 +166,8 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private running = false;
   private ctx: HandlerContext = { signal: new AbortController().signal };
   private traceEvents = false;
+  /** The object a watch event replaced in the cache, while that event is delivered. */
+  private previous: T | undefined;
 
   // Resync coordination: the run loop and the resync timer never deliver at the same time.
   private delivering = false;
@@ -383,6 +395,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     }
 
     let failure: unknown;
+    const transform = this.transform;
     try {
       for await (const event of watch) {
         events++;
@@ -390,22 +403,40 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
           failure = event.error;
           break;
         }
-        const object = event.object;
-        if (event.type !== 'BOOKMARK') {
-          while (this.exclusive !== undefined) await this.exclusive;
-          this.delivering = true;
-          try {
-            await this.apply(event.type, object);
-          } finally {
-            this.delivering = false;
-          }
-          if (this.resyncPending) await this.runPendingResync();
+        if (event.type === 'BOOKMARK') {
+          this.rv = event.object.metadata.resourceVersion || this.rv;
+          continue;
         }
+        const object = transform === undefined ? event.object : transform(event.object);
+        while (this.exclusive !== undefined) await this.exclusive;
+        this.delivering = true;
+        const op = this.applyToCache(event.type, object);
+        const handlers = this.handlers;
+        if (op === Op.Skip) {
+          // nothing to tell
+        } else if (handlers.length === 1 && !this.traceEvents && op !== Op.Replace) {
+          // The common case, inlined: one handler (InformerController's enqueue), no tracing.
+          const handler = handlers[0]!;
+          try {
+            if (op === Op.Update) await handler.update(this.ctx, this.previous!, object);
+            else if (op === Op.Add) await handler.add(this.ctx, object);
+            else await handler.delete(this.ctx, object);
+          } catch (error) {
+            this.report(error, 'handler', object);
+          }
+        } else {
+          await this.deliver(op, this.previous, object);
+        }
+        this.previous = undefined;
+        this.delivering = false;
+        if (this.resyncPending) await this.runPendingResync();
         this.rv = object.metadata.resourceVersion || this.rv;
       }
     } catch (error) {
       failure = error;
     } finally {
+      this.delivering = false;
+      this.previous = undefined;
       timer?.cancel();
       watch.stop();
       this.traceEvents = false;
@@ -424,30 +455,43 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     return { type: 'watchClosed', ...stats };
   }
 
-  /** Applies one watch event to the cache and delivers it. The hot path: keep it lean. */
-  private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', raw: T): Promise<void> {
-    const object = this.transform ? this.transform(raw) : raw;
+  /**
+   * Applies one watch event to the cache and says what to deliver; the replaced object, if any, is
+   * left in `previous` (no tuple allocated per event).
+   */
+  private applyToCache(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: T): Op {
     const key = objectKey(object);
     if (type === 'DELETED') {
       // The event carries the final state of the object.
       this.cache.delete(key);
-      return this.deliverDelete(object);
+      return Op.Delete;
     }
     const old = this.cache.get(key);
     this.cache.set(key, object);
-    if (old === undefined) return this.deliverAdd(object);
-    return this.updateOrReplace(type, old, object);
+    if (old === undefined) return Op.Add;
+    this.previous = old;
+    // Same name, new object: the old one was deleted while we were not looking.
+    if (old.metadata.uid !== object.metadata.uid && old.metadata.uid !== undefined && object.metadata.uid !== undefined) return Op.Replace;
+    // A synthetic ADDED of an object we already hold unchanged (a watch from '' or '0') is no news.
+    if (type === 'ADDED' && old.metadata.resourceVersion === object.metadata.resourceVersion) return Op.Skip;
+    return Op.Update;
   }
 
-  private async updateOrReplace(type: 'ADDED' | 'MODIFIED', old: T, object: T): Promise<void> {
-    if (old.metadata.uid !== undefined && object.metadata.uid !== undefined && old.metadata.uid !== object.metadata.uid) {
-      // Same name, new object: the old one was deleted while we were not looking.
-      await this.deliverDelete(old);
-      return this.deliverAdd(object);
+  /** Delivers one change to every handler (the general path: several handlers, tracing, replace). */
+  private async deliver(op: Op, previous: T | undefined, object: T): Promise<void> {
+    switch (op) {
+      case Op.Add:
+        return this.deliverAdd(object);
+      case Op.Update:
+        return this.deliverUpdate(previous!, object);
+      case Op.Delete:
+        return this.deliverDelete(object);
+      case Op.Replace:
+        await this.deliverDelete(previous!);
+        return this.deliverAdd(object);
+      case Op.Skip:
+        return;
     }
-    // A synthetic ADDED of an object we already hold unchanged (a watch from '' or '0') is no news.
-    if (type === 'ADDED' && old.metadata.resourceVersion === object.metadata.resourceVersion) return;
-    return this.deliverUpdate(old, object);
   }
 
   private async deliverAdd(object: T): Promise<void> {

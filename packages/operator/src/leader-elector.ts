@@ -38,7 +38,10 @@ export interface LeaderElectorOptions {
   identity: string;
   /** The Lease client (a `Client<Lease>` works). */
   client: LeaseClient;
-  /** How long a follower waits after the last observed change of the lease before taking it over. Default: 15000. */
+  /**
+   * How long a follower waits after the last observed change of the lease before taking it over.
+   * Written to the lease as `leaseDurationSeconds`, rounded up to whole seconds. Default: 15000.
+   */
   leaseDurationMs?: number | undefined;
   /** How long the leader keeps retrying a failed renewal before it gives up leadership. Default: 10000. */
   renewDeadlineMs?: number | undefined;

@@ -72,10 +72,36 @@ describe('RetryScheduler', () => {
     const removed = s.cancel('obj', (e) => e.handler === 'w1');
     assert.deepEqual(removed, [{ handler: 'w1' }]);
     assert.equal(s.pending('obj'), 1);
+    assert.equal(s.hasPending('obj'), true);
     assert.deepEqual(s.entries('obj'), [{ handler: 'w2' }]);
+    assert.deepEqual(s.cancel('obj', () => true), [{ handler: 'w2' }]);
+    assert.equal(s.hasPending('obj'), false);
+    s.schedule('obj', { handler: 'w2' }, 100);
     assert.deepEqual(s.cancel('missing', () => true), []);
     await clock.advance(100);
-    assert.deepEqual(fired, ['obj/w2', 'other/w1']);
+    assert.deepEqual(fired, ['other/w1', 'obj/w2']);
+  });
+
+  test('cancel keeps schedule order of the entries that remain, whichever entries are removed', () => {
+    const s = new RetryScheduler<number>({ clock: new VirtualClock(), onDue: () => {} });
+    for (let i = 0; i < 6; i++) s.schedule('k', i, 10);
+    s.cancel('k', (n) => n === 0 || n === 3 || n === 5);
+    assert.deepEqual(s.entries('k'), [1, 2, 4]);
+    s.schedule('k', 6, 10);
+    assert.deepEqual(s.entries('k'), [1, 2, 4, 6]);
+  });
+
+  test('with a resolution, entries due in one window fire together at the end of it, never early', async () => {
+    const clock = new VirtualClock();
+    const fired: string[] = [];
+    const s = new RetryScheduler<string>({ clock, resolutionMs: 100, onDue: (_k, e) => fired.push(`${clock.now()}:${e}`) });
+    s.start();
+    s.schedule('a', 'x', 101);
+    s.schedule('b', 'y', 150);
+    s.schedule('c', 'z', 200);
+    assert.equal(clock.nextTimerAt(), 200);
+    await clock.advance(1000);
+    assert.deepEqual(fired, ['200:x', '200:y', '200:z']);
   });
 
   test('an entry scheduled with delay 0 while firing waits for the next turn instead of looping', async () => {

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from './errors.js';
 import { realClock } from './clock.js';
 import type { Clock, Timer } from './clock.js';
 
@@ -9,7 +10,7 @@ export interface RetrySchedulerOptions<E> {
   clock?: Clock | undefined;
   /**
    * Wake-ups are aligned to multiples of this many milliseconds, so entries due close together
-   * fire in one wake-up: an entry fires at most this late, never early. Default: 0 (exact).
+   * fire in one wake-up: an entry fires at most this much late, never early. Default: 0 (exact).
    */
   resolutionMs?: number | undefined;
 }
@@ -20,7 +21,7 @@ interface HeapNode<E> {
   key: string;
   entry: E;
   cancelled: boolean;
-  /** Circular doubly linked list of the live nodes of one key (the head's `prev` is the tail): O(1) removal, no arrays. */
+  /** Circular doubly linked list of the waiting nodes of one key (the head's `prev` is the tail): O(1) removal, no arrays. */
   prev: HeapNode<E>;
   next: HeapNode<E>;
 }
@@ -28,30 +29,40 @@ interface HeapNode<E> {
 /** Node's timers overflow (and fire at once) beyond 2^31-1 ms; a longer wait is armed in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const NONE: never[] = [];
+/** Placeholder for `prev`/`next` until a node is linked (keeps one object shape for every node). */
+const SELF = undefined as unknown as HeapNode<never>;
 
 /**
  * Holds delayed work (retries, `requeueAfter`) in one min-heap behind one timer on the injected
  * clock, always armed for the earliest entry. Entries are plain data keyed by object, so the
- * owner can cancel them by predicate (dequeue policies) and a due entry goes back through the
- * owner's per-object queue rather than running here.
+ * owner can cancel them by predicate (dequeue policies), and a due entry is handed back to the
+ * owner (to go through its per-object queue) rather than run here.
  *
  * Costs: `schedule` O(log n), `cancel` O(entries of that key) with lazy removal from the heap,
- * firing O(log n) per entry; one timer whatever the number of entries.
+ * firing O(log n) per entry; one timer whatever the number of entries, and with `resolutionMs`
+ * one wake-up per resolution window instead of one per distinct due time.
  */
 export class RetryScheduler<E> {
   private readonly clock: Clock;
   private readonly onDue: (key: string, entry: E) => void;
+  private readonly resolutionMs: number;
   private heap: HeapNode<E>[] = [];
-  private readonly byKey = new Map<string, HeapNode<E>[]>();
+  /** The head node of each key's list. */
+  private readonly byKey = new Map<string, HeapNode<E>>();
   private cancelledInHeap = 0;
   private seq = 0;
   private running = false;
   private timer: Timer | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
+  private cachedNow = 0;
+  private nowCached = false;
 
   constructor(options: RetrySchedulerOptions<E>) {
     this.clock = options.clock ?? realClock;
     this.onDue = options.onDue;
+    const resolution = options.resolutionMs ?? 0;
+    if (!(resolution >= 0) || !Number.isFinite(resolution)) throw new InvalidArgumentError(`resolutionMs must be >= 0, got ${resolution}`);
+    this.resolutionMs = resolution;
   }
 
   /** Number of entries waiting. */
@@ -59,14 +70,23 @@ export class RetryScheduler<E> {
     return this.heap.length - this.cancelledInHeap;
   }
 
-  /** Number of entries waiting for `key`. */
-  pending(key: string): number {
-    return this.byKey.get(key)?.length ?? 0;
+  /** True when `key` has waiting entries (one map lookup: the controller's per-event fast path). */
+  hasPending(key: string): boolean {
+    return this.byKey.has(key);
   }
 
-  /** The entries waiting for `key`, earliest scheduled first. */
+  /** Number of entries waiting for `key`. */
+  pending(key: string): number {
+    let n = 0;
+    this.forEachOf(key, () => n++);
+    return n;
+  }
+
+  /** The entries waiting for `key`, in schedule order. */
   entries(key: string): E[] {
-    return (this.byKey.get(key) ?? NONE).map((n) => n.entry);
+    const out: E[] = [];
+    this.forEachOf(key, (node) => out.push(node.entry));
+    return out;
   }
 
   /** When the earliest entry falls due (clock milliseconds), or undefined when empty. */
@@ -99,45 +119,74 @@ export class RetryScheduler<E> {
 
   /** Queues `entry` for `key`, due `delayMs` (clamped to >= 0) from now. */
   schedule(key: string, entry: E, delayMs: number): void {
-    const delay = delayMs > 0 ? delayMs : 0;
-    const node: HeapNode<E> = { due: this.clock.now() + delay, seq: this.seq++, key, entry, cancelled: false };
+    const node: HeapNode<E> = { due: this.now() + (delayMs > 0 ? delayMs : 0), seq: this.seq++, key, entry, cancelled: false, prev: SELF, next: SELF };
+    const head = this.byKey.get(key);
+    if (head === undefined) {
+      node.prev = node;
+      node.next = node;
+      this.byKey.set(key, node);
+    } else {
+      const tail = head.prev;
+      node.prev = tail;
+      node.next = head;
+      tail.next = node;
+      head.prev = node;
+    }
     this.push(node);
-    const list = this.byKey.get(key);
-    if (list === undefined) this.byKey.set(key, [node]);
-    else list.push(node);
-    if (this.running && node.due < this.armedFor) this.arm();
+    if (this.running && this.wakeAt(node.due) < this.armedFor) this.arm();
   }
 
   /** Removes the waiting entries of `key` that `predicate` accepts and returns them. */
   cancel(key: string, predicate: (entry: E) => boolean): E[] {
-    const list = this.byKey.get(key);
-    if (list === undefined) return NONE;
+    const head = this.byKey.get(key);
+    if (head === undefined) return NONE;
     let removed: E[] | undefined;
-    let write = 0;
-    for (let read = 0; read < list.length; read++) {
-      const node = list[read]!;
+    let node = head;
+    const tail = head.prev;
+    for (;;) {
+      const next = node.next;
+      const last = node === tail;
       if (predicate(node.entry)) {
         node.cancelled = true;
         this.cancelledInHeap++;
+        this.unlink(node);
         (removed ??= []).push(node.entry);
-      } else {
-        list[write++] = node;
       }
+      if (last) break;
+      node = next;
     }
     if (removed === undefined) return NONE;
-    list.length = write;
-    if (write === 0) this.byKey.delete(key);
     // Lazy deletion: compact once cancelled nodes dominate, so memory follows live entries.
     if (this.cancelledInHeap > 64 && this.cancelledInHeap * 2 > this.heap.length) this.compact();
     return removed;
   }
 
+  /**
+   * The clock's time, read once per synchronous run of code: a burst of `schedule` calls (one
+   * event loop task failing many objects) reads the clock once, as Node's own timers use the
+   * loop's cached time. Clock reads are system calls on some hosts.
+   */
+  private now(): number {
+    if (!this.nowCached) {
+      this.cachedNow = this.clock.now();
+      this.nowCached = true;
+      queueMicrotask(this.forgetNow);
+    }
+    return this.cachedNow;
+  }
+
+  private readonly forgetNow = (): void => {
+    this.nowCached = false;
+  };
+
   private readonly fire = (): void => {
     this.timer = undefined;
     this.armedFor = Number.POSITIVE_INFINITY;
     if (!this.running) return;
-    const now = this.clock.now();
-    // Entries scheduled while firing (even with delay 0) wait for the next turn: no starvation loop.
+    // A timer callback starts a fresh run of code: read the clock afresh.
+    this.nowCached = false;
+    const now = this.now();
+    // Entries scheduled while firing (even with delay 0) wait for the next wake-up: no starvation loop.
     const limitSeq = this.seq;
     for (;;) {
       const top = this.heap[0];
@@ -149,12 +198,18 @@ export class RetryScheduler<E> {
       }
       if (top.due > now || top.seq >= limitSeq) break;
       this.pop();
-      this.forget(top);
+      this.unlink(top);
       this.onDue(top.key, top.entry);
       if (!this.running) return;
     }
     this.arm();
   };
+
+  /** The wake-up time for an entry due at `due`: aligned up to the resolution. */
+  private wakeAt(due: number): number {
+    const r = this.resolutionMs;
+    return r > 0 ? Math.ceil(due / r) * r : due;
+  }
 
   private arm(): void {
     if (!this.running) return;
@@ -164,10 +219,11 @@ export class RetryScheduler<E> {
       this.disarm();
       return;
     }
-    if (this.timer !== undefined && this.armedFor === top.due) return;
+    const at = this.wakeAt(top.due);
+    if (this.timer !== undefined && this.armedFor === at) return;
     this.disarm();
-    this.armedFor = top.due;
-    this.timer = this.clock.setTimer(Math.min(Math.max(0, top.due - this.clock.now()), MAX_TIMER_MS), this.fire);
+    this.armedFor = at;
+    this.timer = this.clock.setTimer(Math.min(Math.max(0, at - this.now()), MAX_TIMER_MS), this.fire);
   }
 
   private disarm(): void {
@@ -176,15 +232,25 @@ export class RetryScheduler<E> {
     this.armedFor = Number.POSITIVE_INFINITY;
   }
 
-  private forget(node: HeapNode<E>): void {
-    const list = this.byKey.get(node.key);
-    if (list === undefined) return;
-    if (list.length === 1) {
-      if (list[0] === node) this.byKey.delete(node.key);
+  private forEachOf(key: string, fn: (node: HeapNode<E>) => void): void {
+    const head = this.byKey.get(key);
+    if (head === undefined) return;
+    let node = head;
+    do {
+      fn(node);
+      node = node.next;
+    } while (node !== head);
+  }
+
+  /** Takes a node out of its key's list (not out of the heap). */
+  private unlink(node: HeapNode<E>): void {
+    if (node.next === node) {
+      this.byKey.delete(node.key);
       return;
     }
-    const i = list.indexOf(node);
-    if (i >= 0) list.splice(i, 1);
+    node.prev.next = node.next;
+    node.next.prev = node.prev;
+    if (this.byKey.get(node.key) === node) this.byKey.set(node.key, node.next);
   }
 
   private dropCancelledTop(): void {
@@ -209,7 +275,7 @@ export class RetryScheduler<E> {
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const p = heap[parent]!;
-      if (!before(node, p)) break;
+      if (p.due < node.due || (p.due === node.due && p.seq < node.seq)) break;
       heap[i] = p;
       i = parent;
     }
@@ -234,16 +300,18 @@ export class RetryScheduler<E> {
       if (l >= n) break;
       const r = l + 1;
       let c = l;
-      if (r < n && before(heap[r]!, heap[l]!)) c = r;
-      const child = heap[c]!;
-      if (!before(child, node)) break;
+      let child = heap[l]!;
+      if (r < n) {
+        const right = heap[r]!;
+        if (right.due < child.due || (right.due === child.due && right.seq < child.seq)) {
+          c = r;
+          child = right;
+        }
+      }
+      if (node.due < child.due || (node.due === child.due && node.seq < child.seq)) break;
       heap[i] = child;
       i = c;
     }
     heap[i] = node;
   }
-}
-
-function before<E>(a: HeapNode<E>, b: HeapNode<E>): boolean {
-  return a.due < b.due || (a.due === b.due && a.seq < b.seq);
 }

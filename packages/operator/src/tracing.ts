@@ -64,10 +64,21 @@ export function startObjectSpan(name: string, object: KubeObject): Span {
 /** Ends `span`, recording `error` (if any) as an exception and an ERROR status. */
 export function endSpan(span: Span, error?: unknown): void {
   if (error !== undefined && span.isRecording()) {
-    span.recordException(error instanceof Error ? error : String(error));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    const message = errorMessage(error);
+    span.recordException(error instanceof Error ? error : message);
+    span.setStatus({ code: SpanStatusCode.ERROR, message });
   }
   span.end();
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? 'unknown error';
+  } catch {
+    return 'unknown error';
+  }
 }
 
 /** Runs `fn` with `span` as the active span when it records (so user spans nest under it), else plainly. */

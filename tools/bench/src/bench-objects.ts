@@ -9,6 +9,8 @@ import { SeededRandom } from './seeded-random.js';
 export const BENCH_NAMESPACE = 'bench';
 /** The annotation a latency writer stamps with its send time (epoch milliseconds, fractional). */
 export const SENT_AT_ANNOTATION = 'bench.kubeloop.dev/sent-at';
+/** The annotation carrying a latency writer's sequence number (0-based) of the write. */
+export const SEQ_ANNOTATION = 'bench.kubeloop.dev/seq';
 const REVISION_ANNOTATION = 'bench.kubeloop.dev/revision';
 
 /** Target JSON size of one object in bytes, close to the reference objects (1,066 bytes). */

@@ -300,8 +300,9 @@ describe('CrdSchemaValidator.prune', () => {
       spec: { replicas: 1, unknown: true, template: { image: 'nginx', extra: 1 }, items: [{ name: 'a', junk: 2 }] },
       other: 'top-level unknown',
     };
-    v.prune(obj);
+    const removed = v.prune(obj);
     assert.deepEqual(obj, { ...header, spec: { replicas: 1, template: { image: 'nginx' }, items: [{ name: 'a' }] } });
+    assert.deepEqual(removed, ['spec.unknown', 'spec.template.extra', 'spec.items[0].junk', 'other']);
   });
 
   test('never touches apiVersion, kind or metadata', () => {
@@ -335,7 +336,7 @@ describe('CrdSchemaValidator.prune', () => {
   test('removes null from fields that are not nullable and keeps it in nullable ones', () => {
     const v = new CrdSchemaValidator(objectSchema({ a: { type: 'string' }, b: { type: 'string', nullable: true } }));
     const obj = { ...header, spec: { a: null, b: null } };
-    v.prune(obj);
+    assert.deepEqual(v.prune(obj), [], 'a dropped null is not an unknown field');
     assert.deepEqual(obj.spec, { b: null });
     assert.deepEqual(v.validate(obj), []);
   });

@@ -101,9 +101,12 @@ export class CrdSchemaValidator {
    * Removes, in place, the fields the schema does not declare (kept under
    * `x-kubernetes-preserve-unknown-fields`) and `null` values of non-nullable fields. Never touches
    * the top-level `apiVersion`, `kind` and `metadata` (the server handles metadata).
+   *
+   * @returns the paths of the undeclared fields removed (`spec.foo`, `spec.items[0].bar`), for
+   *   `fieldValidation=Strict` (400 `strict decoding error: unknown field "spec.foo"`) and `Warn`.
    */
-  prune(obj: Record<string, unknown>): void {
-    pruneValue(obj, this.structure, true);
+  prune(obj: Record<string, unknown>): string[] {
+    return pruneValue(obj, this.structure, true);
   }
 
   /** Sets, in place, every missing field whose schema declares a `default` (a deep copy of it). */

@@ -52,19 +52,32 @@ export function structuralNodeOf(schema: unknown): StructuralNode {
 
 const objectHeader = new Set(['apiVersion', 'kind', 'metadata']);
 
-/** Removes undeclared fields and non-nullable nulls from `value`, in place. `root` keeps apiVersion, kind and metadata untouched. */
-export function pruneValue(value: unknown, node: StructuralNode, root: boolean): void {
+/**
+ * Removes undeclared fields and non-nullable nulls from `value`, in place. `root` keeps apiVersion,
+ * kind and metadata untouched. Appends the paths of removed undeclared fields (`spec.foo`,
+ * `spec.items[0].bar`) to `removed`; `path` holds the segments of `value`'s own path.
+ */
+export function pruneValue(value: unknown, node: StructuralNode, root: boolean, path: string[] = [], removed: string[] = []): string[] {
   if (Array.isArray(value)) {
-    if (node.items !== undefined) for (const item of value) pruneValue(item, node.items, false);
-    return;
+    if (node.items !== undefined) {
+      for (let i = 0; i < value.length; i++) {
+        path.push(`[${i}]`);
+        pruneValue(value[i], node.items, false, path, removed);
+        path.pop();
+      }
+    }
+    return removed;
   }
-  if (!isRecord(value)) return;
+  if (!isRecord(value)) return removed;
   const keepHeader = root || node.embeddedResource;
   for (const key of Object.keys(value)) {
     if (keepHeader && objectHeader.has(key)) continue;
     const childNode = node.properties?.get(key) ?? node.additionalProperties;
     if (childNode === undefined) {
-      if (!node.preserveUnknownFields) delete value[key];
+      if (!node.preserveUnknownFields) {
+        delete value[key];
+        removed.push(joinPath(path, key));
+      }
       continue;
     }
     const child = value[key];
@@ -72,8 +85,17 @@ export function pruneValue(value: unknown, node: StructuralNode, root: boolean):
       delete value[key];
       continue;
     }
-    pruneValue(child, childNode, false);
+    path.push(key);
+    pruneValue(child, childNode, false, path, removed);
+    path.pop();
   }
+  return removed;
+}
+
+function joinPath(path: readonly string[], key: string): string {
+  let out = '';
+  for (const segment of path) out += segment.startsWith('[') || out === '' ? segment : `.${segment}`;
+  return out === '' ? key : `${out}.${key}`;
 }
 
 /** Fills missing fields that declare a `default`, in place. */

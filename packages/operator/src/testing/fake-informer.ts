@@ -39,7 +39,7 @@ export class FakeInformer implements Informer {
   /** How many times `run` was called. */
   runs = 0;
   /** When set, `run` rejects with it (a configuration error). */
-  failWith: unknown;
+  failWith: Error | undefined;
   private readonly objects = new Map<string, KubeObject>();
   private synced = false;
 

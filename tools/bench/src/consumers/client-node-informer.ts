@@ -23,7 +23,7 @@ export function prepare(ctx: ConsumerContext): PreparedConsumer {
     if (toAdd === 0) resolveSynced();
     return list;
   });
-  const handler = (obj: KubernetesObject): void => ctx.observe(obj.metadata?.resourceVersion);
+  const handler = (obj: KubernetesObject): void => ctx.observe(obj.metadata);
   informer.on('add', (obj) => {
     handler(obj);
     if (toAdd > 0 && --toAdd === 0) resolveSynced();

@@ -1,38 +1,48 @@
 /**
- * Child process: runs ONE consumer against the stream server and measures it from inside the process
- * (CPU via process.cpuUsage, wall time, heap after GC outside the I/O callback). Modes:
+ * Child process: runs ONE consumer and measures it from inside the process (CPU via process.cpuUsage,
+ * wall time, heap after GC outside the I/O callback). Modes:
  * - `ingest`: list (if the consumer lists), then consume the watch stream until the marker event.
  * - `cache`: list only; report heap per cached object against the same process before the consumer started.
+ * - `latency`: list, report `ready`, then record, for every object handed to the handler, how long ago the
+ *   writer stamped it (`bench.kubeloop.dev/sent-at`), until the parent's `finish` command.
  */
-import { BENCH_NAMESPACE } from '../bench-objects.js';
-import { runChildMain } from '../child-runtime.js';
-import { heapAfterGc, mark, maxRssBytes, type Mark } from '../measure.js';
+import { BENCH_NAMESPACE, SENT_AT_ANNOTATION, SEQ_ANNOTATION } from '../bench-objects.js';
+import { onCommand, runChildMain, sendReady } from '../child-runtime.js';
+import { epochMillis, heapAfterGc, mark, maxRssBytes, type Mark } from '../measure.js';
+import { percentile } from '../stats.js';
 import type { ConsumerContext, ConsumerModule, ConsumerName } from './consumer.js';
 
 /** Input of a consumer child. */
 export interface ConsumerInput {
   consumer: ConsumerName;
-  mode: 'ingest' | 'cache';
+  mode: 'ingest' | 'cache' | 'latency';
   serverUrl: string;
   kubeconfigPath: string;
+  /** Ingest: the resourceVersion of the last event. */
   markerResourceVersion: string;
-  /** Objects in the list (cache mode waits until this many are cached). */
+  /** Objects in the list (cache mode checks that this many are cached). */
   objects: number;
+}
+
+/** The `finish` command of latency mode: wait for the write with this sequence number (or the timeout). */
+export interface FinishCommand {
+  lastSeq: number;
+  timeoutMs: number;
 }
 
 /** What a consumer child reports. */
 export interface ConsumerResult {
   consumer: ConsumerName;
-  mode: 'ingest' | 'cache';
+  mode: ConsumerInput['mode'];
   /** Handler calls during the watch phase (after sync). */
   handlerCalls: number;
   /** Wall and CPU seconds of the list, until synced. */
   listSeconds: number;
   listCpuSeconds: number;
-  /** Wall and CPU seconds from synced to the marker event (ingest only, else 0). */
+  /** Wall and CPU seconds from synced to the marker event (ingest) or to `finish` (latency). */
   watchSeconds: number;
   watchCpuSeconds: number;
-  /** Heap after GC with the consumer's modules loaded and nothing started. */
+  /** Heap after GC with the consumer's modules loaded and configured, nothing started. */
   emptyHeapBytes: number;
   /** Heap after GC at the end (ingest: after the marker; cache: after sync), consumer still alive. */
   heapAfterGcBytes: number;
@@ -40,12 +50,16 @@ export interface ConsumerResult {
   maxRssBytes: number;
   /** True when the consumer also received one ADDED per object before the events. */
   watchesFromScratch: boolean;
+  /** Latency mode: write-to-handler milliseconds, and how many writes were seen. */
+  latency?: { samples: number; p50Ms: number; p99Ms: number; maxMs: number; lastSeqSeen: number } | undefined;
 }
 
 const MODULES: Record<ConsumerName, () => Promise<ConsumerModule>> = {
   raw: () => import('./raw-baseline.js'),
   kubeloop: () => import('./kubeloop-informer.js'),
   'kubeloop-strip': () => import('./kubeloop-informer-stripped.js'),
+  'kubeloop-watch': () => import('./kubeloop-watch-only.js'),
+  'kubeloop-informer': () => import('./kubeloop-informer-only.js'),
   'client-node': () => import('./client-node-informer.js'),
   'dot-i': () => import('./dot-i-operator.js'),
 };
@@ -57,18 +71,36 @@ runChildMain<ConsumerInput>(async (input) => {
   let markerAt: Mark | undefined;
   let resolveMarker!: () => void;
   const markerSeen = new Promise<void>((resolve) => (resolveMarker = resolve));
+  const latencies: number[] = [];
+  let lastSeqSeen = -1;
+  let seqWaiter: { seq: number; resolve: () => void } | undefined;
+  let writesSince = Infinity;
+
   const ctx: ConsumerContext = {
     serverUrl: input.serverUrl,
     kubeconfigPath: input.kubeconfigPath,
     namespace: BENCH_NAMESPACE,
     markerResourceVersion: input.markerResourceVersion,
-    observe(rv) {
-      if (syncedAt) handlerCalls++;
-      if (rv === input.markerResourceVersion && !markerAt) {
-        markerAt = mark();
-        resolveMarker();
-      }
-    },
+    observe:
+      input.mode === 'latency'
+        ? (metadata) => {
+            if (!syncedAt) return;
+            handlerCalls++;
+            const annotations = metadata?.annotations;
+            const sentAt = Number(annotations?.[SENT_AT_ANNOTATION]);
+            if (!(sentAt >= writesSince)) return; // written before this consumer started
+            latencies.push(epochMillis() - sentAt);
+            const seq = Number(annotations?.[SEQ_ANNOTATION]);
+            if (seq > lastSeqSeen) lastSeqSeen = seq;
+            if (seqWaiter && lastSeqSeen >= seqWaiter.seq) seqWaiter.resolve();
+          }
+        : (metadata) => {
+            if (syncedAt) handlerCalls++;
+            if (metadata?.resourceVersion === input.markerResourceVersion && !markerAt) {
+              markerAt = mark();
+              resolveMarker();
+            }
+          },
   };
 
   const prepared = mod.prepare(ctx);
@@ -78,6 +110,25 @@ runChildMain<ConsumerInput>(async (input) => {
   await consumer.synced;
   syncedAt = mark();
   if (input.mode === 'ingest') await markerSeen;
+  if (input.mode === 'latency') {
+    writesSince = epochMillis();
+    const finished = new Promise<void>((resolve) => {
+      onCommand(async (value) => {
+        const { lastSeq, timeoutMs } = value as FinishCommand;
+        if (lastSeqSeen < lastSeq) {
+          await new Promise<void>((seen) => {
+            const timer = setTimeout(seen, timeoutMs);
+            seqWaiter = { seq: lastSeq, resolve: () => (clearTimeout(timer), seen()) };
+          });
+        }
+        markerAt = mark();
+        resolve();
+        return lastSeqSeen;
+      });
+    });
+    await sendReady({ consumer: input.consumer });
+    await finished;
+  }
   const end = markerAt ?? syncedAt;
   const heapAfterGcBytes = await heapAfterGc();
   const cachedObjects = consumer.cachedObjects();
@@ -95,5 +146,15 @@ runChildMain<ConsumerInput>(async (input) => {
     cachedObjects,
     maxRssBytes: maxRssBytes(),
     watchesFromScratch: mod.watchesFromScratch === true,
+    latency:
+      input.mode === 'latency'
+        ? {
+            samples: latencies.length,
+            p50Ms: percentile(latencies, 50),
+            p99Ms: percentile(latencies, 99),
+            maxMs: latencies.length > 0 ? Math.max(...latencies) : NaN,
+            lastSeqSeen,
+          }
+        : undefined,
   } satisfies ConsumerResult;
 });

@@ -1,7 +1,13 @@
 /** The contract between the consumer child (consumer-main.ts) and each library under test. */
 
 /** Every consumer the benchmark knows. */
-export type ConsumerName = 'raw' | 'kubeloop' | 'kubeloop-strip' | 'client-node' | 'dot-i';
+export type ConsumerName = 'raw' | 'kubeloop' | 'kubeloop-strip' | 'kubeloop-watch' | 'kubeloop-informer' | 'client-node' | 'dot-i';
+
+/** The part of an object's metadata the harness reads. */
+export interface ObservedMetadata {
+  resourceVersion?: string | undefined;
+  annotations?: Record<string, string> | undefined;
+}
 
 /** What a consumer gets from the harness. */
 export interface ConsumerContext {
@@ -13,10 +19,11 @@ export interface ConsumerContext {
   /** The resourceVersion of the last event of the stream. */
   readonly markerResourceVersion: string;
   /**
-   * Called by the consumer's handler with each object it is handed. Counts the call and notes the time
-   * when the marker arrives. The same cost for every consumer: one increment and one string comparison.
+   * Called by the consumer's handler with the metadata of each object it is handed. Counts the call and
+   * notes the time when the marker arrives (or, in latency mode, how long ago the object was written).
+   * The same cost for every consumer: one increment and one string comparison.
    */
-  observe(resourceVersion: string | undefined): void;
+  observe(metadata: ObservedMetadata | undefined): void;
 }
 
 /** A consumer that is running. */

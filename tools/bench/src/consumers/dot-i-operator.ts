@@ -27,7 +27,7 @@ export function prepare(ctx: ConsumerContext): PreparedConsumer {
   class BenchOperator extends Base {
     protected async init(): Promise<void> {
       const watchResource = (this as unknown as { watchResource: Watch }).watchResource.bind(this);
-      await watchResource('', 'v1', 'configmaps', async (e) => ctx.observe(e.object.metadata?.resourceVersion), ctx.namespace);
+      await watchResource('', 'v1', 'configmaps', async (e) => ctx.observe(e.object.metadata), ctx.namespace);
     }
   }
   const operator = new BenchOperator();

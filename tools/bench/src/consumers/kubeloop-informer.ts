@@ -14,9 +14,9 @@ export function prepareKubeloop(ctx: ConsumerContext, strip: boolean): PreparedC
   controller.addInformer(informer, ConfigMapKind.kind);
   controller.addWatcher(
     new SimpleWatcher<ConfigMap>({
-      addFunc: async (_c, obj) => ctx.observe(obj.metadata.resourceVersion),
-      updateFunc: async (_c, _old, obj) => ctx.observe(obj.metadata.resourceVersion),
-      deleteFunc: async (_c, obj) => ctx.observe(obj.metadata.resourceVersion),
+      addFunc: async (_c, obj) => ctx.observe(obj.metadata),
+      updateFunc: async (_c, _old, obj) => ctx.observe(obj.metadata),
+      deleteFunc: async (_c, obj) => ctx.observe(obj.metadata),
     }) as unknown as SimpleWatcher,
     ConfigMapKind.kind,
   );

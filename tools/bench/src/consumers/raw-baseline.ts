@@ -58,7 +58,7 @@ function start(ctx: ConsumerContext): RunningConsumer {
           const event = JSON.parse(line) as { type: string; object: WireObject };
           if (event.type === 'DELETED') cache.delete(event.object.metadata.name);
           else cache.set(event.object.metadata.name, event.object);
-          ctx.observe(event.object.metadata.resourceVersion);
+          ctx.observe(event.object.metadata);
         }
       });
       res.on('error', () => undefined);

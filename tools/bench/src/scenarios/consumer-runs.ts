@@ -10,6 +10,8 @@ export const CONSUMER_LABELS: Record<ConsumerName, string> = {
   raw: 'raw baseline (http + split + JSON.parse + Map)',
   kubeloop: 'kubeloop informer -> controller',
   'kubeloop-strip': 'kubeloop, managedFields stripped',
+  'kubeloop-watch': '  stage: kubeloop Client.watch alone',
+  'kubeloop-informer': '  stage: kubeloop informer, no controller',
   'client-node': '@kubernetes/client-node 1.4 makeInformer',
   'dot-i': '@dot-i/k8s-operator 1.3.9',
 };
@@ -19,6 +21,8 @@ export const CONSUMER_SHORT: Record<ConsumerName, string> = {
   raw: 'raw baseline',
   kubeloop: 'kubeloop',
   'kubeloop-strip': 'kubeloop (stripped)',
+  'kubeloop-watch': 'kubeloop Client.watch',
+  'kubeloop-informer': 'kubeloop informer only',
   'client-node': 'client-node 1.4',
   'dot-i': 'dot-i/k8s-operator',
 };

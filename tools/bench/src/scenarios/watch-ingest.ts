@@ -96,7 +96,7 @@ function figures(consumer: ConsumerName, runs: ConsumerResult[], events: number,
 /** Runs scenario 1. */
 export async function runWatchIngest(options: WatchIngestOptions): Promise<ScenarioReport<WatchIngestData>> {
   const { events, objects, log } = options;
-  const consumers = (['raw', 'kubeloop', 'client-node', 'dot-i'] as const).filter((c) => !options.only || options.only.includes(c));
+  const consumers = (['raw', 'kubeloop', 'kubeloop-watch', 'kubeloop-informer', 'client-node', 'dot-i'] as const).filter((c) => !options.only || options.only.includes(c));
   const server = BenchChild.start(STREAM_SERVER, { objects, events, seed: options.seed }, { timeoutMs: 60 * 60_000, label: 'stream server' });
   try {
     const info = await server.ready<StreamServerInfo>();

@@ -1,0 +1,46 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { call, waitFor } from './testing/test-client.js';
+
+// Runs from `dist/cli.test.js` (cli.js beside it) or from sources under tsx (cli.ts beside it).
+const cliPath = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './cli.ts' : './cli.js', import.meta.url));
+const nodeArgs = process.execArgv.filter((a) => !a.startsWith('--test'));
+
+describe('kubeloop-apiserver CLI', () => {
+  const children: ChildProcess[] = [];
+  const dirs: string[] = [];
+  after(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('prints one listening line, writes the kubeconfig, serves, and exits 0 on SIGTERM', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeloop-cli-'));
+    dirs.push(dir);
+    const kubeconfigPath = join(dir, 'kc.yaml');
+    const child = spawn(process.execPath, [...nodeArgs, cliPath, '--port', '0', '--kubeconfig-out', kubeconfigPath, '--data-dir', join(dir, 'data')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stdout = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await waitFor(() => stdout.includes('\n'), { timeoutMs: 15_000, message: 'listening line' });
+    const match = /^kubeloop-apiserver listening on (http:\/\/127\.0\.0\.1:\d+)\n$/.exec(stdout);
+    assert.ok(match, `unexpected output: ${JSON.stringify(stdout)}`);
+    const url = match[1]!;
+    const kubeconfig = await readFile(kubeconfigPath, 'utf8');
+    assert.match(kubeconfig, new RegExp(`server: ${url}`));
+    assert.match(kubeconfig, /insecure-skip-tls-verify: true/);
+    assert.match(kubeconfig, /token: /);
+    assert.equal((await call(url, 'GET', '/api/v1/namespaces/default')).status, 200);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  });
+});

@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+/**
+ * `kubeloop-apiserver [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--fsync always|batch|never]`
+ *
+ * Starts the embedded API server, writes its kubeconfig (default `./kubeloop.kubeconfig`),
+ * prints exactly one line `kubeloop-apiserver listening on <url>` and runs until SIGINT/SIGTERM.
+ */
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { startApiServer } from './api-server.js';
+import type { ApiServerOptions } from './api-server.js';
+
+const usage = 'usage: kubeloop-apiserver [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--fsync always|batch|never]';
+
+async function main(): Promise<void> {
+  let values: { port?: string; host?: string; 'data-dir'?: string; 'kubeconfig-out'?: string; fsync?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'kubeconfig-out': { type: 'string' },
+        fsync: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${usage}\n`);
+    process.exit(2);
+  }
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  const options: ApiServerOptions = { logger: (line) => process.stderr.write(`${line}\n`) };
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      process.stderr.write(`invalid --port ${values.port}\n${usage}\n`);
+      process.exit(2);
+    }
+    options.port = port;
+  }
+  if (values.host !== undefined) options.host = values.host;
+  if (values['data-dir'] !== undefined) options.dataDir = resolve(values['data-dir']);
+  if (values.fsync !== undefined) {
+    if (values.fsync !== 'always' && values.fsync !== 'batch' && values.fsync !== 'never') {
+      process.stderr.write(`invalid --fsync ${values.fsync}\n${usage}\n`);
+      process.exit(2);
+    }
+    options.fsync = values.fsync;
+  }
+  const server = await startApiServer(options);
+  await server.writeKubeconfig(resolve(values['kubeconfig-out'] ?? 'kubeloop.kubeconfig'));
+  process.stdout.write(`kubeloop-apiserver listening on ${server.url}\n`);
+
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    server.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`kubeloop-apiserver: stop failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`kubeloop-apiserver: ${String((err as Error)?.stack ?? err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,62 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { startApiServer } from './api-server.js';
+import { call, widgetCrd, widgetsPath } from './testing/test-client.js';
+
+describe('persistence with dataDir', () => {
+  const dirs: string[] = [];
+  const tempDir = async (): Promise<string> => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeloop-apiserver-'));
+    dirs.push(dir);
+    return dir;
+  };
+  after(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('objects, CRD-defined types and the resourceVersion survive a restart on the same directory', async () => {
+    const dataDir = await tempDir();
+    const first = await startApiServer({ dataDir });
+    await call(first.url, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd());
+    await call(first.url, 'POST', widgetsPath(), { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'kept' }, spec: { replicas: 3 } });
+    await call(first.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'removed' } });
+    await call(first.url, 'DELETE', '/api/v1/namespaces/default/configmaps/removed');
+    const lastRv = Number(first.resourceVersion());
+    await first.stop();
+
+    const second = await startApiServer({ dataDir });
+    try {
+      assert.equal(second.resourceVersion(), String(lastRv), 'the counter continues from the replayed maximum');
+      const kept = await call(second.url, 'GET', `${widgetsPath()}/kept`);
+      assert.equal(kept.status, 200);
+      assert.equal(kept.body.spec.replicas, 3);
+      assert.equal((await call(second.url, 'GET', '/api/v1/namespaces/default/configmaps/removed')).status, 404);
+      const next = await call(second.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'after' } });
+      assert.equal(Number(next.body.metadata.resourceVersion), lastRv + 1);
+      const namespaces = await call(second.url, 'GET', '/api/v1/namespaces');
+      assert.deepEqual(namespaces.body.items.map((n: { metadata: { name: string } }) => n.metadata.name), ['default', 'kube-system']);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test('a torn log tail is reported through the logger and the valid prefix is kept', async () => {
+    const dataDir = await tempDir();
+    const first = await startApiServer({ dataDir, fsync: 'batch' });
+    await call(first.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'safe' } });
+    await first.stop();
+    await appendFile(join(dataDir, 'wal.log'), Buffer.from([0x01, 0x02, 0x03]));
+    const lines: string[] = [];
+    const second = await startApiServer({ dataDir, logger: (line) => lines.push(line) });
+    try {
+      assert.equal((await call(second.url, 'GET', '/api/v1/namespaces/default/configmaps/safe')).status, 200);
+      assert.equal(lines.length, 1);
+      assert.match(lines[0]!, /corrupt or torn record/);
+    } finally {
+      await second.stop();
+    }
+  });
+});

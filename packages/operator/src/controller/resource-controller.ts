@@ -1,0 +1,173 @@
+/**
+ * consul-k8s' `controller.Controller`: watch one {@link Resource} and call its `upsert` and `delete`,
+ * run on the core's `InformerController` (per-object queue, retry scheduler, error handler, metrics).
+ *
+ * Flow: the resource's informer feeds an `InformerController`; add and update events call
+ * `upsert(key, latest)` with the informer cache's current state of the key; delete events call
+ * `delete(key, lastKnown)`. A failure is reported and retried per `retryPolicy`; a newer event of the
+ * same key replaces its pending retries (the newer event carries the newer state). A resource that is
+ * also a {@link Backgrounder} runs beside the controller and is awaited when it stops.
+ *
+ * Guarantees: calls for one key are serial and in event order; keys run concurrently up to
+ * `maxConcurrentWorkers`; queued, not started updates of a key coalesce. Caveats: as in consul-k8s,
+ * `upsert` and `delete` must be idempotent (at-least-once); pending retries are dropped at shutdown.
+ */
+import { objectKey } from '@kubeloop/resource';
+import type { KubeObject } from '@kubeloop/resource';
+import type { Clock } from '../clock.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { Informer } from '../informer.js';
+import { InformerController } from '../informer-controller.js';
+import type { ErrorHandler } from '../informer-controller.js';
+import { consoleLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import type { PrometheusCollector } from '../metrics.js';
+import type { ResourceWatcher } from '../resource-watcher.js';
+import type { RetryDequeuePolicy } from '../retry-dequeue-policy.js';
+import { exponentialBackoffRetryPolicy } from '../retry-policy.js';
+import type { RetryPolicy } from '../retry-policy.js';
+import { isBackgrounder } from './resource.js';
+import type { Event, Resource } from './resource.js';
+
+/**
+ * The default retry policy of a {@link Controller}: 5 ms doubling up to 1000 s, never giving up, as
+ * consul-k8s' rate-limited queue (client-go's default controller rate limiter) did.
+ */
+export const DefaultResourceRetryPolicy: RetryPolicy = exponentialBackoffRetryPolicy(5, Number.POSITIVE_INFINITY, { maxDelay: 1_000_000 });
+
+/** A newer event of a key replaces its pending retries: `upsert` reads the newest state anyway, and a delete supersedes an upsert. */
+const newerEventReplacesRetries: RetryDequeuePolicy = () => true;
+
+/** Options of a {@link Controller}. */
+export interface ControllerOptions<T extends KubeObject = KubeObject> {
+  /** What to watch and how to handle it. */
+  resource: Resource<T>;
+  /** Where the controller logs (hclog in consul-k8s). Default: `consoleLogger`. */
+  log?: Logger | undefined;
+  /** When a failed `upsert`/`delete` is retried. Default: {@link DefaultResourceRetryPolicy} (5 ms .. 1000 s, forever). */
+  retryPolicy?: RetryPolicy | undefined;
+  /** Receives every failure. Default: the core's `DefaultErrorHandler`, on `log`. */
+  errorHandler?: ErrorHandler | undefined;
+  /** How many keys are handled at the same time. Default: 10. */
+  maxConcurrentWorkers?: number | undefined;
+  /** Source of time for retries and the shutdown deadline. Default: `realClock`. */
+  clock?: Clock | undefined;
+  /** How long `run()` waits, after the signal aborts, for running calls. Default: 30000 ms. */
+  shutdownTimeoutMs?: number | undefined;
+  /** Prefix of the metric names. Default: none. */
+  metricsNamespace?: string | undefined;
+}
+
+/**
+ * Watches a {@link Resource} and calls its callbacks as objects change (consul-k8s
+ * `controller.Controller`). `run()` once at a time.
+ */
+export class Controller<T extends KubeObject = KubeObject> {
+  /** Where the controller logs. */
+  readonly log: Logger;
+  /** What is watched. */
+  readonly resource: Resource<T>;
+
+  private readonly options: ControllerOptions<T>;
+  private informer: Informer<T> | undefined;
+  private core: InformerController | undefined;
+  private running = false;
+
+  /** @throws InvalidArgumentError when `resource` is missing. */
+  constructor(options: ControllerOptions<T>) {
+    if (options?.resource == null) throw new InvalidArgumentError('resource cannot be nil');
+    this.options = options;
+    this.resource = options.resource;
+    this.log = options.log ?? consoleLogger;
+  }
+
+  /** True once the resource's informer has delivered its initial list (client-go `cache.Controller.HasSynced`). */
+  hasSynced(): boolean {
+    return this.informer?.hasSynced() ?? false;
+  }
+
+  /** The resourceVersion the informer last saw; '' before it has listed (client-go `LastSyncResourceVersion`). */
+  lastSyncResourceVersion(): string {
+    return this.informer?.lastSyncResourceVersion() ?? '';
+  }
+
+  /** The metric collectors of the current (or last) run; empty before `run()`. */
+  prometheusCollectors(): PrometheusCollector[] {
+    return this.core?.prometheusCollectors() ?? [];
+  }
+
+  /**
+   * Runs until `signal` aborts, then waits for running calls and the {@link Backgrounder} (if the
+   * resource is one) to finish. Rejects when the informer fails for good (a configuration error).
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.running) throw new InvalidArgumentError('controller is already running: run() once at a time');
+    this.running = true;
+    try {
+      await this.runOnce(signal);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async runOnce(signal: AbortSignal): Promise<void> {
+    const resource = this.resource;
+    const informer = resource.informer();
+    if (informer == null) throw new InvalidArgumentError('resource.informer() returned nothing');
+    this.informer = informer;
+    const kind = informer.schema().kind;
+    const core = new InformerController({
+      logger: this.log,
+      errorHandler: this.options.errorHandler,
+      retryPolicy: this.options.retryPolicy ?? DefaultResourceRetryPolicy,
+      retryDequeuePolicy: newerEventReplacesRetries,
+      maxConcurrentWorkers: this.options.maxConcurrentWorkers,
+      clock: this.options.clock,
+      shutdownTimeoutMs: this.options.shutdownTimeoutMs,
+      metricsNamespace: this.options.metricsNamespace,
+    });
+    this.core = core;
+    core.addInformer(informer as Informer, kind);
+    core.addWatcher(this.watcher(informer) as ResourceWatcher, kind);
+
+    const stopped = new AbortController();
+    const onAbort = (): void => stopped.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    const background = isBackgrounder(resource) ? this.runBackground(resource.run.bind(resource), stopped.signal) : undefined;
+    try {
+      await core.run(signal);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      // Stopped by an informer failure too: the backgrounder ends with the controller.
+      stopped.abort(signal.reason);
+      await background;
+    }
+  }
+
+  /** Waits for the backgrounder and logs (never throws) its failure: it has no error channel in consul-k8s either. */
+  private async runBackground(run: (signal: AbortSignal) => Promise<void> | void, signal: AbortSignal): Promise<void> {
+    try {
+      await run(signal);
+    } catch (err) {
+      if (!signal.aborted || err !== signal.reason) this.log.error('controller backgrounder failed', { error: err });
+    }
+  }
+
+  /** Adds and updates upsert the cache's newest state of the key; deletes pass the last known state. */
+  private watcher(informer: Informer<T>): ResourceWatcher<T> {
+    const upsert = async (object: T): Promise<void> => {
+      const key = objectKey(object);
+      const event: Event<T> = { key, obj: informer.store.get(key) ?? object };
+      await this.resource.upsert(event.key, event.obj);
+    };
+    return {
+      add: (_ctx, object) => upsert(object),
+      update: (_ctx, _old, object) => upsert(object),
+      delete: async (_ctx, object) => {
+        const event: Event<T> = { key: objectKey(object), obj: object };
+        await this.resource.delete(event.key, event.obj);
+      },
+    };
+  }
+}

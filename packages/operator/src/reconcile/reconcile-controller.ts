@@ -1,0 +1,444 @@
+/**
+ * The level-based controller of controller-runtime, run on the core's per-object queue and retry
+ * scheduler: informer events become keys, keys are reconciled.
+ *
+ * Flow: every add, update and delete of the informer (and of each `watches` source) only enqueues a
+ * {@link Request}; a worker calls the reconciler with it; the result goes through one decision (see
+ * `settle`): error -> rate-limited requeue (not for a `TerminalError`), `requeueAfter` -> forget the
+ * backoff and requeue after that delay, `requeue` -> rate-limited requeue, otherwise forget.
+ * Delayed requeues wait in the core's `RetryScheduler` (one heap, one timer, on the injected clock)
+ * and re-enter the queue when due.
+ *
+ * Guarantees: a key is never reconciled twice at once; requests for one key that arrive while it
+ * waits, or while it is being reconciled, merge into one follow-up reconcile (the queue holds a key
+ * at most once: memory follows the number of keys, not of events); a key has at most one delayed
+ * requeue waiting (the earliest wins, as client-go's `AddAfter`); different keys run concurrently,
+ * up to `maxConcurrentReconciles`.
+ * Caveats: queued and delayed requests are dropped at shutdown (the next start lists every object
+ * again); the action and contents of events are deliberately not passed on.
+ */
+import { KubeloopError, identifierKey, objectKey } from '@kubeloop/resource';
+import type { KubeObject, Schema } from '@kubeloop/resource';
+import type { Span } from '@opentelemetry/api';
+import { realClock } from '../clock.js';
+import type { Clock } from '../clock.js';
+import { ErrNilObject, InvalidArgumentError, isTerminalError } from '../errors.js';
+import type { Informer } from '../informer.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, DefaultErrorHandler } from '../informer-controller.js';
+import type { ErrorHandler, ErrorHandlerContext } from '../informer-controller.js';
+import { KubernetesBasedInformer } from '../kubernetes-based-informer.js';
+import type { KubernetesBasedInformerOptions } from '../kubernetes-based-informer.js';
+import type { ListWatchClient } from '../list-watch-client.js';
+import { consoleLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import type { PrometheusCollector } from '../metrics.js';
+import type { HandlerContext, ResourceWatcher } from '../resource-watcher.js';
+import { RetryScheduler } from '../retry-scheduler.js';
+import { SpanNames, endSpan, getTracer, runInSpan } from '../tracing.js';
+import { DEFAULT_MAX_CONCURRENT_WORKERS, WorkQueue } from '../work-queue.js';
+import { defaultControllerRateLimiter } from './rate-limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { ReconcileMetrics } from './reconcile-metrics.js';
+import type { ReconcileOutcome } from './reconcile-metrics.js';
+import type { Reconciler } from './reconciler.js';
+import type { Request } from './request.js';
+import { requeueAfterMs } from './result.js';
+import type { Result } from './result.js';
+import type { WatchSource } from './watch-source.js';
+
+/** Options of {@link newController}. */
+export interface ReconcileControllerOptions<T extends KubeObject = KubeObject> {
+  /** The kind reconciled (controller-runtime's `For`). */
+  kind: Schema;
+  /** Lists and watches the kind (`Client<T>` of @kubeloop/resource). Required unless `informer` is given. */
+  client?: ListWatchClient<T> | undefined;
+  /** The namespace to watch; '' for every namespace. Default: ''. Ignored when `informer` is given. */
+  namespace?: string | undefined;
+  /** Options of the informer created for `kind` (selectors, resync, transform...). Default: the informer's defaults, on `clock`. */
+  informerOptions?: KubernetesBasedInformerOptions<T> | undefined;
+  /** An informer to use instead of creating one from `client` (e.g. shared with other controllers). Default: none. */
+  informer?: Informer<T> | undefined;
+  /** What to do for each request. */
+  reconciler: Reconciler;
+  /** Secondary sources of requests (controller-runtime's `Watches` / `Owns`). Default: none. */
+  watches?: readonly WatchSource[] | undefined;
+  /** Name in logs, errors and metric labels. Default: the kind in lower case. */
+  name?: string | undefined;
+  /** How many keys are reconciled at the same time. Default: 10 (controller-runtime's default is 1). */
+  maxConcurrentReconciles?: number | undefined;
+  /** Delays of rate-limited requeues. Default: {@link defaultControllerRateLimiter} on `clock` (5 ms .. 1000 s per key, 10 qps overall). */
+  rateLimiter?: RateLimiter | undefined;
+  /** Source of time for requeues, the shutdown deadline and the created informer. Default: `realClock`. */
+  clock?: Clock | undefined;
+  /** Receives every reconcile error (also terminal ones) and informer failures. Default: the core's `DefaultErrorHandler` (logs). */
+  errorHandler?: ErrorHandler | undefined;
+  /** Logger of the default error handler and of shutdown messages. Default: `consoleLogger`. */
+  logger?: Logger | undefined;
+  /** How long `run()` waits, after the signal aborts, for running reconciles and informers. Default: 30000 ms. */
+  shutdownTimeoutMs?: number | undefined;
+  /** Prefix of the metric names. Default: none. */
+  metricsNamespace?: string | undefined;
+}
+
+/** A delayed requeue waiting in the scheduler: plain data, no closure. */
+interface DelayedRequest {
+  request: Request;
+  /** Clock time at which it falls due. */
+  dueAt: number;
+}
+
+type RunState = 'idle' | 'running' | 'stopping' | 'stopped';
+
+const RESOLVED: Promise<void> = Promise.resolve();
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * A level-based controller (controller-runtime `controller.Controller`). Create it with
+ * {@link newController}; run it alone or add it to an `Operator`.
+ */
+export class ReconcileController<T extends KubeObject = KubeObject> {
+  /** The controller's name (metric label, error context). */
+  readonly name: string;
+  /** The informer of the reconciled kind: its store is a cache of every object, readable from the reconciler. */
+  readonly informer: Informer<T>;
+
+  private readonly kind: Schema;
+  private readonly reconciler: Reconciler;
+  private readonly rateLimiter: RateLimiter;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly errorHandler: ErrorHandler;
+  private readonly shutdownTimeoutMs: number;
+  private readonly informers: Informer[];
+  private readonly queue: WorkQueue<Request>;
+  private readonly scheduler: RetryScheduler<DelayedRequest>;
+  private readonly metrics: ReconcileMetrics;
+  private readonly informerRuns: Promise<void>[] = [];
+  private state: RunState = 'idle';
+  private ctx: HandlerContext = { signal: NEVER_ABORTED };
+  private fatalError: { error: unknown } | undefined;
+  private wake: (() => void) | undefined;
+
+  /** Prefer {@link newController}. @throws InvalidArgumentError for a missing kind, reconciler, client/informer or a bad option. */
+  constructor(options: ReconcileControllerOptions<T>) {
+    if (options == null) throw new InvalidArgumentError('options cannot be nil');
+    const { kind, reconciler } = options;
+    if (kind == null) throw new InvalidArgumentError('kind cannot be nil');
+    if (reconciler == null || typeof reconciler.reconcile !== 'function') throw new InvalidArgumentError('reconciler cannot be nil');
+    this.kind = kind;
+    this.reconciler = reconciler;
+    this.name = options.name ?? kind.kind.toLowerCase();
+    this.clock = options.clock ?? realClock;
+    this.logger = options.logger ?? consoleLogger;
+    this.errorHandler = options.errorHandler ?? DefaultErrorHandler;
+    this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter({ clock: this.clock });
+    const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    if (!(shutdownTimeoutMs >= 0)) throw new InvalidArgumentError(`shutdownTimeoutMs must be >= 0, got ${shutdownTimeoutMs}`);
+    this.shutdownTimeoutMs = shutdownTimeoutMs;
+
+    if (options.informer != null) {
+      this.informer = options.informer;
+    } else {
+      if (options.client == null) throw new InvalidArgumentError('client cannot be nil (or give an informer)');
+      this.informer = new KubernetesBasedInformer<T>(kind, options.client, options.namespace ?? '', { clock: this.clock, ...options.informerOptions });
+    }
+
+    // Every key is queued at most once: a request added while its key waits merges into it.
+    this.queue = new WorkQueue<Request>({
+      maxConcurrentWorkers: options.maxConcurrentReconciles ?? DEFAULT_MAX_CONCURRENT_WORKERS,
+      process: this.process,
+      coalesce: (queued) => queued,
+      onError: (err) => this.report(err, '', 'controller', 0, undefined),
+      clock: this.clock,
+    });
+    this.scheduler = new RetryScheduler<DelayedRequest>({
+      clock: this.clock,
+      onDue: (key, delayed) => this.add(key, delayed.request),
+    });
+    this.metrics = new ReconcileMetrics({
+      controller: this.name,
+      namespace: options.metricsNamespace,
+      depth: () => this.queue.depth,
+      maxConcurrentReconciles: this.queue.maxConcurrentWorkers,
+    });
+
+    this.informer.addEventHandler(this.objectHandler() as ResourceWatcher<T>);
+    this.informers = [this.informer as Informer];
+    for (const source of options.watches ?? []) {
+      if (source?.informer == null || typeof source.map !== 'function') throw new InvalidArgumentError('a watch source needs an informer and a map function');
+      source.informer.addEventHandler(this.mappedHandler(source));
+      this.informers.push(source.informer);
+    }
+  }
+
+  /** True once every informer of the controller has delivered its initial list. */
+  hasSynced(): boolean {
+    return this.informers.every((i) => i.hasSynced());
+  }
+
+  /** Resolves when every informer has synced (controller-runtime `WaitForCacheSync`); rejects if `signal` aborts first. */
+  async waitForCacheSync(signal?: AbortSignal): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.waitForSync(signal)));
+  }
+
+  /**
+   * Enqueues a request from outside the informers (controller-runtime's channel source / `GenericEvent`):
+   * merged with a queued request of the same key, processed once the controller runs.
+   */
+  enqueue(request: Request): void {
+    this.add(identifierKey(request), { namespace: request.namespace, name: request.name });
+  }
+
+  /** Resolves when no request is queued or being reconciled (delayed requeues do not count). */
+  whenIdle(): Promise<void> {
+    return this.queue.whenIdle();
+  }
+
+  /** Number of delayed requeues waiting for their time. */
+  get pendingRequeues(): number {
+    return this.scheduler.size;
+  }
+
+  /** The controller's metric collectors (controller-runtime's names), for the user to register. */
+  prometheusCollectors(): PrometheusCollector[] {
+    return this.metrics.collectors();
+  }
+
+  /**
+   * Starts the informers, the workers and the requeue scheduler; resolves once `signal` has aborted
+   * and running reconciles and informers have finished (or `shutdownTimeoutMs` passed). Rejects with
+   * an informer's error when an informer fails (after stopping everything). A controller runs once.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.state !== 'idle') throw new KubeloopError('ControllerAlreadyRun', `controller ${this.name}: run() can be called once`);
+    this.state = 'running';
+    const runAbort = new AbortController();
+    this.ctx = { signal: runAbort.signal };
+    this.scheduler.start();
+    this.queue.start();
+    for (const informer of this.informers) this.startInformer(informer, runAbort.signal);
+
+    await new Promise<void>((resolve) => {
+      if (signal.aborted || this.fatalError !== undefined) {
+        resolve();
+        return;
+      }
+      this.wake = resolve;
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    this.wake = undefined;
+
+    this.state = 'stopping';
+    runAbort.abort(this.fatalError?.error ?? signal.reason);
+    this.scheduler.clear();
+    this.scheduler.stop();
+    const started = this.clock.now();
+    const drained = await this.queue.shutdown(this.shutdownTimeoutMs);
+    const remaining = Math.max(0, this.shutdownTimeoutMs - (this.clock.now() - started));
+    const informersDone = await this.within(Promise.allSettled(this.informerRuns), remaining);
+    if (!drained || !informersDone) {
+      this.logger.warn('controller shutdown deadline passed with work still running', {
+        controller: this.name,
+        reconcilesRunning: this.queue.inFlight,
+        informersStopped: informersDone,
+      });
+    }
+    this.state = 'stopped';
+    if (this.fatalError !== undefined) throw this.fatalError.error;
+  }
+
+  // --- sources: synchronous and cheap, they only enqueue ---
+
+  private objectHandler(): ResourceWatcher {
+    const enqueue = (object: KubeObject): Promise<void> => {
+      // Bad input is reported, never thrown into the informer.
+      if (object == null || typeof object.metadata !== 'object' || object.metadata === null) this.report(ErrNilObject, '', 'controller', 0, undefined);
+      else this.add(objectKey(object), { namespace: object.metadata.namespace ?? '', name: object.metadata.name });
+      return RESOLVED;
+    };
+    return { add: (_ctx, object) => enqueue(object), update: (_ctx, _old, object) => enqueue(object), delete: (_ctx, object) => enqueue(object) };
+  }
+
+  private mappedHandler(source: WatchSource): ResourceWatcher {
+    const enqueue = (object: KubeObject): void => {
+      let requests: readonly Request[];
+      try {
+        requests = source.map(object);
+      } catch (err) {
+        this.report(err, object?.metadata ? objectKey(object) : '', 'controller', 0, undefined);
+        return;
+      }
+      for (const r of requests) this.enqueue(r);
+    };
+    return {
+      add: (_ctx, object) => {
+        enqueue(object);
+        return RESOLVED;
+      },
+      update: (_ctx, old, object) => {
+        if (old !== object) enqueue(old);
+        enqueue(object);
+        return RESOLVED;
+      },
+      delete: (_ctx, object) => {
+        enqueue(object);
+        return RESOLVED;
+      },
+    };
+  }
+
+  private add(key: string, request: Request): void {
+    if (this.queue.add(key, request) === 'queued') this.metrics.adds.inc();
+  }
+
+  /** client-go's `AddAfter`: one delayed requeue per key, the earliest wins. */
+  private addAfter(key: string, request: Request, delayMs: number): void {
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    if (!(delayMs > 0)) {
+      this.add(key, request);
+      return;
+    }
+    const dueAt = this.clock.now() + delayMs;
+    const waiting = this.scheduler.entries(key);
+    if (waiting.length > 0) {
+      if (waiting.some((d) => d.dueAt <= dueAt)) return;
+      this.scheduler.cancel(key, () => true);
+    }
+    this.scheduler.schedule(key, { request, dueAt }, delayMs);
+  }
+
+  private startInformer(informer: Informer, signal: AbortSignal): void {
+    const run = async (): Promise<void> => {
+      try {
+        await informer.run(signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        // The Informer contract: run() rejects only for a configuration error, so it is fatal.
+        this.report(err, '', 'informer', 0, undefined);
+        this.fatalError ??= { error: err };
+        this.wake?.();
+      }
+    };
+    this.informerRuns.push(run());
+  }
+
+  // --- workers ---
+
+  private readonly process = async (key: string, request: Request): Promise<void> => {
+    const span = this.startSpan(request);
+    this.metrics.activeWorkers.inc();
+    const started = performance.now();
+    let result: Result | undefined;
+    let failed = false;
+    let error: unknown;
+    try {
+      result = await runInSpan(span, () => this.reconciler.reconcile(this.ctx, request));
+    } catch (err) {
+      failed = true;
+      error = err;
+    }
+    this.metrics.activeWorkers.dec();
+    this.metrics.reconcileTime.observe((performance.now() - started) / 1000);
+    endSpan(span, failed ? (error ?? new Error('reconcile failed')) : undefined);
+    this.settle(key, request, result, failed, error);
+  };
+
+  /** The one place that decides what follows a reconcile (controller-runtime's `reconcileHandler`). */
+  private settle(key: string, request: Request, result: Result | undefined, failed: boolean, error: unknown): void {
+    let outcome: ReconcileOutcome;
+    if (failed) {
+      outcome = 'error';
+      this.metrics.errors.inc();
+      if (this.isShutdownAbort(error)) {
+        // Expected at shutdown: neither reported nor requeued.
+      } else if (isTerminalError(error)) {
+        this.metrics.terminalErrors.inc();
+        this.rateLimiter.forget(key);
+        this.report(error, key, 'reconciler', 0, undefined);
+      } else {
+        const attempt = this.rateLimiter.numRequeues(key);
+        const delayMs = this.rateLimiter.when(key);
+        this.metrics.retries.inc();
+        this.report(error, key, 'reconciler', attempt, delayMs);
+        this.addAfter(key, request, delayMs);
+      }
+    } else {
+      const afterMs = requeueAfterMs(result);
+      if (afterMs > 0) {
+        outcome = 'requeue_after';
+        this.rateLimiter.forget(key);
+        this.addAfter(key, request, afterMs);
+      } else if (result?.requeue === true) {
+        outcome = 'requeue';
+        this.metrics.retries.inc();
+        this.addAfter(key, request, this.rateLimiter.when(key));
+      } else {
+        outcome = 'success';
+        this.rateLimiter.forget(key);
+      }
+    }
+    this.metrics.outcome(outcome);
+  }
+
+  private startSpan(request: Request): Span {
+    const span = getTracer().startSpan(SpanNames.controllerEventReconcile);
+    if (span.isRecording()) {
+      span.setAttributes({
+        controller: this.name,
+        'kind.name': this.kind.kind,
+        'kind.group': this.kind.group,
+        'kind.version': this.kind.version,
+        namespace: request.namespace,
+        name: request.name,
+      });
+    }
+    return span;
+  }
+
+  /** A reconcile that gave up because the shutdown aborted its signal. */
+  private isShutdownAbort(error: unknown): boolean {
+    const signal = this.ctx.signal;
+    if (this.state === 'running' || !signal.aborted) return false;
+    if (error === signal.reason) return true;
+    const e = error as { name?: unknown; code?: unknown } | null;
+    return typeof e === 'object' && e !== null && (e.name === 'AbortError' || e.code === 'ABORT_ERR');
+  }
+
+  private report(error: unknown, key: string, source: ErrorHandlerContext['source'], attempt: number, retryAfterMs: number | undefined): void {
+    const ctx: ErrorHandlerContext = {
+      signal: this.ctx.signal,
+      logger: this.logger,
+      resourceKind: this.kind.kind,
+      objectKey: key,
+      action: '',
+      source,
+      attempt,
+      retryAfterMs,
+    };
+    try {
+      this.errorHandler(ctx, error);
+    } catch (handlerError) {
+      this.logger.error('controller errorHandler threw', { controller: this.name, error: handlerError });
+    }
+  }
+
+  private within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = this.clock.setTimer(ms, () => resolve(false));
+      void promise.then(() => {
+        timer.cancel();
+        resolve(true);
+      });
+    });
+  }
+}
+
+/**
+ * A level-based controller for `options.kind` (controller-runtime `controller.New`, or
+ * `builder.ControllerManagedBy(mgr).For(kind).Owns(...).Complete(reconciler)`). Nothing starts
+ * before `run()`.
+ * @throws InvalidArgumentError for a missing kind, reconciler, client/informer or a bad option.
+ */
+export function newController<T extends KubeObject = KubeObject>(options: ReconcileControllerOptions<T>): ReconcileController<T> {
+  return new ReconcileController<T>(options);
+}

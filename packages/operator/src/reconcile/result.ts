@@ -1,0 +1,30 @@
+import type { Duration } from 'luxon';
+import { toMillis } from '../retry-policy.js';
+
+/**
+ * The outcome of a reconcile that did not throw (controller-runtime `reconcile.Result`).
+ * A thrown error wins: the result of a failed reconcile does not exist.
+ */
+export interface Result {
+  /** Requeue the request with the rate limiter's backoff (as after an error, but nothing is reported). Default: false. */
+  requeue?: boolean | undefined;
+  /**
+   * Requeue the request after this delay (milliseconds or a luxon Duration); wins over `requeue`
+   * and resets the rate limiter's backoff for the request. Zero or less means no delayed requeue. Default: none.
+   */
+  requeueAfter?: number | Duration | undefined;
+}
+
+/** True when the result asks for nothing (controller-runtime `Result.IsZero`). */
+export function resultIsZero(result: Result | undefined): boolean {
+  if (result === undefined) return true;
+  return !result.requeue && requeueAfterMs(result) === 0;
+}
+
+/** `requeueAfter` in milliseconds; 0 when absent, not positive or not a duration. */
+export function requeueAfterMs(result: Result | undefined): number {
+  const after = result?.requeueAfter;
+  if (after == null) return 0;
+  const ms = toMillis(after);
+  return ms > 0 ? ms : 0;
+}

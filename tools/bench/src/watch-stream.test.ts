@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { TARGET_OBJECT_BYTES } from './bench-objects.js';
+import { generateWatchStream, lineAt } from './watch-stream.js';
+
+interface Line {
+  type: string;
+  object: { metadata: { name: string; resourceVersion: string; managedFields: unknown[] }; data: Record<string, string> };
+}
+
+describe('generateWatchStream', () => {
+  const stream = generateWatchStream({ objects: 50, events: 300, seed: 1 });
+
+  test('lists every object in one ConfigMapList at the list resourceVersion', () => {
+    const list = JSON.parse(stream.listBody.toString()) as { kind: string; metadata: { resourceVersion: string }; items: Line['object'][] };
+    assert.equal(list.kind, 'ConfigMapList');
+    assert.equal(list.items.length, 50);
+    assert.equal(list.metadata.resourceVersion, String(stream.listResourceVersion));
+    assert.equal(new Set(list.items.map((i) => i.metadata.name)).size, 50);
+  });
+
+  test('makes objects of about 1 KB, each with two managedFields entries', () => {
+    assert.ok(Math.abs(stream.meanObjectBytes - TARGET_OBJECT_BYTES) < 30, `mean ${stream.meanObjectBytes}`);
+    for (let i = 0; i < stream.addedLines.count; i++) {
+      const line = lineAt(stream.addedLines, i);
+      const event = JSON.parse(line.toString()) as Line;
+      assert.equal(event.type, 'ADDED');
+      assert.equal(event.object.metadata.managedFields.length, 2);
+      const size = Buffer.byteLength(JSON.stringify(event.object));
+      assert.ok(size >= TARGET_OBJECT_BYTES - 40 && size <= TARGET_OBJECT_BYTES + 10, `object ${i} is ${size} bytes`);
+    }
+  });
+
+  test('writes one newline-terminated MODIFIED line per event with consecutive resourceVersions ending at the marker', () => {
+    assert.equal(stream.eventLines.count, 300);
+    for (let i = 0; i < 300; i++) {
+      const line = lineAt(stream.eventLines, i);
+      assert.equal(line[line.length - 1], 10);
+      assert.equal(line.indexOf(10), line.length - 1, 'exactly one newline per line');
+      const event = JSON.parse(line.toString()) as Line;
+      assert.equal(event.type, 'MODIFIED');
+      assert.equal(event.object.metadata.resourceVersion, String(stream.listResourceVersion + 1 + i));
+    }
+    const last = JSON.parse(lineAt(stream.eventLines, 299).toString()) as Line;
+    assert.equal(last.object.metadata.resourceVersion, stream.markerResourceVersion);
+  });
+
+  test('is byte-identical for the same seed and different for another', () => {
+    const again = generateWatchStream({ objects: 50, events: 300, seed: 1 });
+    const other = generateWatchStream({ objects: 50, events: 300, seed: 2 });
+    assert.ok(again.eventLines.bytes.equals(stream.eventLines.bytes));
+    assert.ok(again.listBody.equals(stream.listBody));
+    assert.ok(!other.eventLines.bytes.equals(stream.eventLines.bytes));
+  });
+
+  test('grows its buffer when the lines outgrow the first estimate', () => {
+    const big = generateWatchStream({ objects: 3, events: 2000, seed: 3 });
+    assert.equal(big.eventLines.count, 2000);
+    assert.equal(big.eventLines.offsets[2000], big.eventLines.bytes.length);
+  });
+});
