@@ -141,7 +141,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   }
 
   let address = '';
-  const faults = new FaultInjector({ dropWatches: (midLine) => hub.dropAll(midLine), forgetHistory: () => store.forgetHistory() });
+  const faults = new FaultInjector({ dropWatches: (mode) => hub.dropAll(mode), forgetHistory: () => store.forgetHistory() });
   const handler = new RequestHandler({
     registry,
     store,

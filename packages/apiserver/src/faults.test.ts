@@ -41,6 +41,16 @@ describe('fault injection', () => {
     assert.throws(() => JSON.parse(w.partial) as unknown);
   });
 
+  test('dropWatches({ graceful: true }) ends every watch cleanly, as a server-side timeout does', async () => {
+    const w = new RawWatch(`${server.url}${cms}?watch=true&resourceVersion=${server.resourceVersion()}`);
+    watches.push(w);
+    await w.ready();
+    assert.equal(server.faults.dropWatches({ graceful: true }), 1);
+    await waitFor(() => w.ended);
+    assert.equal(w.error, undefined);
+    assert.equal(w.partial, '');
+  });
+
   test('failNext fails the next matching requests with the status, Retry-After and a Status body', async () => {
     server.faults.failNext({ verb: 'list', resource: 'configmaps', status: 429, count: 2, retryAfterSeconds: 3 });
     const other = await req('GET', '/api/v1/namespaces/default/secrets');

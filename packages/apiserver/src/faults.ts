@@ -27,8 +27,11 @@ export interface FailNextRule {
 
 /** Fault injection controls of a running server. */
 export interface Faults {
-  /** Destroys every open watch connection (`midLine`: writes half an event line first); returns how many. */
-  dropWatches(options?: { midLine?: boolean }): number;
+  /**
+   * Destroys every open watch connection (`midLine`: writes half an event line first; `graceful`:
+   * ends each stream cleanly instead, as a server-side timeout does). Returns how many.
+   */
+  dropWatches(options?: { midLine?: boolean; graceful?: boolean }): number;
   /** Fails the next matching requests (resource requests only, not discovery). */
   failNext(rule: FailNextRule): void;
   /** Forgets watch history: resuming from any older resourceVersion gets 410. */
@@ -46,7 +49,7 @@ interface PendingRule {
 
 /** What the server needs to act on faults. */
 export interface FaultTargets {
-  dropWatches(midLine: boolean): number;
+  dropWatches(mode: 'reset' | 'midLine' | 'graceful'): number;
   forgetHistory(): void;
 }
 
@@ -65,8 +68,8 @@ export class FaultInjector implements Faults {
     return this.#latencyMs;
   }
 
-  dropWatches(options?: { midLine?: boolean }): number {
-    return this.#targets.dropWatches(options?.midLine ?? false);
+  dropWatches(options?: { midLine?: boolean; graceful?: boolean }): number {
+    return this.#targets.dropWatches(options?.graceful ? 'graceful' : options?.midLine ? 'midLine' : 'reset');
   }
 
   failNext(rule: FailNextRule): void {

@@ -56,10 +56,13 @@ export class WatchHub {
     for (const stream of [...(this.#byType.get(storeKey) ?? [])]) stream.end();
   }
 
-  /** Cuts every watch; returns how many. */
-  dropAll(midLine: boolean): number {
+  /** Cuts every watch (or, `graceful`, ends each cleanly); returns how many. */
+  dropAll(mode: 'reset' | 'midLine' | 'graceful'): number {
     const all = [...this.#byType.values()].flatMap((set) => [...set]);
-    for (const stream of all) stream.destroy(midLine);
+    for (const stream of all) {
+      if (mode === 'graceful') stream.end();
+      else stream.destroy(mode === 'midLine');
+    }
     return all.length;
   }
 

@@ -108,3 +108,7 @@ export type { HealthCheck, HealthCheckResult, OperatorServerOptions } from './op
 export { OperatorServer } from './operator-server.js';
 export type { ShutdownSignalOptions, ShutdownHandle, RunnableOperator, RunOperatorOptions, RunOperatorResult } from './graceful-shutdown.js';
 export { shutdownSignal, runOperator } from './graceful-shutdown.js';
+
+// --- events (front-ends work; the seed-style front-ends are the subpaths ./reconcile, ./controller, ./extra) ---
+export type { EventRecorder, EventType, EventClient, ClientEventRecorderOptions } from './event-recorder.js';
+export { ClientEventRecorder, noopEventRecorder } from './event-recorder.js';

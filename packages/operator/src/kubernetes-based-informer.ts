@@ -266,7 +266,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       while (state.phase !== 'Stopped') {
         const input = signal.aborted ? ABORTED : await this.execute(state, signal);
         state = transition(state, input, this.deps);
-        this.emit('stateChange', state);
+        this.notify('stateChange', state);
       }
     } finally {
       this.resyncTimer?.cancel();
@@ -300,7 +300,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       // A fresh list: a fresh buffer (a relist builds the new cache beside the old one, then swaps).
       this.buffer = new Map();
       this.metrics?.relisted();
-      this.emit('relist', state.reason);
+      this.notify('relist', state.reason);
     }
     const span = this.startSpan(SpanNames.informerList);
     try {
@@ -346,7 +346,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     this.metrics?.synced(this.clock.now());
     if (!this.synced) {
       this.synced = true;
-      this.emit('synced');
+      this.notify('synced');
     }
     return COMMITTED;
   }
@@ -373,7 +373,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       return { type: 'watchFailed', error, resourceVersion: from, events: 0, durationMs: this.clock.now() - startedAt };
     }
     this.metrics?.watchConnected();
-    this.emit('watchStart', from);
+    this.notify('watchStart', from);
     this.traceEvents = span.isRecording();
 
     // Inactivity: a counter per event, compared by a timer once per period (no timer reset per event).
@@ -595,9 +595,18 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
 
   // --- reporting ---
 
+  /** Emits a lifecycle event; a listener that throws is reported, never allowed to stop the informer. */
+  private notify<E extends keyof InformerEvents>(event: E, ...args: InformerEvents[E]): void {
+    try {
+      (this.emit as (event: E, ...args: InformerEvents[E]) => boolean)(event, ...args);
+    } catch (error) {
+      this.report(error, 'handler');
+    }
+  }
+
   private report(error: unknown, phase: InformerErrorPhase, object?: KubeObject): void {
     if (this.metrics !== undefined && isCodecError(error)) this.metrics.decodeError();
-    if (phase !== 'handler') this.emit('watchError', error);
+    if (phase !== 'handler') this.notify('watchError', error);
     try {
       this.errorHandler(error, { phase, kind: this.kind.kind, object });
     } catch {

@@ -45,7 +45,6 @@ export function makeBenchObject(rng: SeededRandom, index: number, rv: number): B
       labels: {
         'app.kubernetes.io/name': 'bench',
         'app.kubernetes.io/instance': name,
-        'app.kubernetes.io/part-of': 'kubeloop-bench',
         tier: rng.pick(['frontend', 'backend', 'batch']),
       },
       annotations: { [REVISION_ANNOTATION]: '1' },
@@ -63,7 +62,6 @@ export function makeBenchObject(rng: SeededRandom, index: number, rv: number): B
                 '.': {},
                 'f:app.kubernetes.io/instance': {},
                 'f:app.kubernetes.io/name': {},
-                'f:app.kubernetes.io/part-of': {},
                 'f:tier': {},
               },
             },

@@ -26,6 +26,8 @@ export interface WriterInput {
   concurrency?: number | undefined;
   /** Stop writing after this many seconds whatever the count. Default: 120. */
   maxSeconds?: number | undefined;
+  /** Untimed writes first, so that the server's JIT is warm when the timed ones start. Default: 0. */
+  warmupWrites?: number | undefined;
 }
 
 /** What the writer reports. */
@@ -80,8 +82,16 @@ runChildMain<WriterInput>(async (input) => {
     }
   };
 
-  const begin = nowSeconds();
   let sent = 0;
+  const warmup = input.warmupWrites ?? 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (sent < warmup) await write(sent++);
+    }),
+  );
+  latencies.length = 0;
+  sent = 0;
+  const begin = nowSeconds();
   if (input.mode === 'rate') {
     const rate = input.rate ?? 100;
     const limit = input.concurrency ?? 64;

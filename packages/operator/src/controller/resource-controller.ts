@@ -127,8 +127,8 @@ export class Controller<T extends KubeObject = KubeObject> {
       metricsNamespace: this.options.metricsNamespace,
     });
     this.core = core;
-    core.addInformer(informer as Informer, kind);
-    core.addWatcher(this.watcher(informer) as ResourceWatcher, kind);
+    core.addInformer(informer, kind);
+    core.addWatcher(this.watcher(informer), kind);
 
     const stopped = new AbortController();
     const onAbort = (): void => stopped.abort(signal.reason);

@@ -16,7 +16,7 @@
  * final result or throws (then the level-based controller requeues with backoff).
  */
 import type { KubeObject } from '@kubeloop/resource';
-import type { EventRecorder, EventType } from '../event-recorder.js';
+import type { EventType } from '../event-recorder.js';
 import { InvalidArgumentError } from '../errors.js';
 import { removeFinalizer, validateFinalizerName } from '../finalizer.js';
 import type { PatchClient } from '../list-watch-client.js';

@@ -162,8 +162,8 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       maxConcurrentReconciles: this.queue.maxConcurrentWorkers,
     });
 
-    this.informer.addEventHandler(this.objectHandler() as ResourceWatcher<T>);
-    this.informers = [this.informer as Informer];
+    this.informer.addEventHandler(this.objectHandler());
+    this.informers = [this.informer];
     for (const source of options.watches ?? []) {
       if (source?.informer == null || typeof source.map !== 'function') throw new InvalidArgumentError('a watch source needs an informer and a map function');
       source.informer.addEventHandler(this.mappedHandler(source));

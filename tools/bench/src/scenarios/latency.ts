@@ -26,6 +26,8 @@ export interface LatencyOptions {
   rate: number;
   seconds: number;
   runs: number;
+  /** Discarded rounds before the measured ones. */
+  warmups: number;
   log: (line: string) => void;
 }
 
@@ -61,14 +63,18 @@ export async function runLatency(options: LatencyOptions): Promise<ScenarioRepor
   try {
     const info = await server.ready<ApiServerServing>();
     const kubeconfigPath = writeKubeconfig(info.url);
+    // Objects, then a burst of writes nobody watches, so that the server is warm for the first consumer.
     const setup = BenchChild.start(WRITER_MAIN, { url: info.url, mode: 'setup', objects: OBJECTS, writes: 0 } satisfies WriterInput, { timeoutMs: 120_000, label: 'writer setup' });
     await setup.result<WriterResult>().finally(() => setup.stop());
+    const warm = BenchChild.start(WRITER_MAIN, { url: info.url, mode: 'max', objects: OBJECTS, writes: 1000 } satisfies WriterInput, { timeoutMs: 300_000, label: 'writer warm-up' });
+    await warm.result<WriterResult>().finally(() => warm.stop());
 
     const writes = Math.round(options.rate * options.seconds);
     const results = new Map<ConsumerName, ConsumerResult[]>(CONSUMERS.map((c) => [c, []]));
     const writerRuns: WriterResult[] = [];
-    for (let run = 0; run < options.runs; run++) {
-      for (const consumer of run % 2 === 0 ? CONSUMERS : [...CONSUMERS].reverse()) {
+    for (let round = 0; round < options.warmups + options.runs; round++) {
+      const run = round - options.warmups;
+      for (const consumer of round % 2 === 0 ? CONSUMERS : [...CONSUMERS].reverse()) {
         const child = BenchChild.start(
           CONSUMER_MAIN,
           { consumer, mode: 'latency', serverUrl: info.url, kubeconfigPath, markerResourceVersion: '', objects: OBJECTS },
@@ -82,11 +88,13 @@ export async function runLatency(options: LatencyOptions): Promise<ScenarioRepor
           });
           const written = await writer.result<WriterResult>().finally(() => writer.stop());
           if (written.failures > 0) throw new Error(`writer: ${written.failures} of ${written.writes} writes failed`);
-          writerRuns.push(written);
           await child.command<number>({ lastSeq: written.writes - 1, timeoutMs: 10_000 } satisfies FinishCommand);
           const result = await child.result<ConsumerResult>();
-          results.get(consumer)!.push(result);
-          options.log(`  run ${run + 1}/${options.runs} ${consumer}: p50 ${formatMillis(result.latency!.p50Ms)}, p99 ${formatMillis(result.latency!.p99Ms)}, ${result.latency!.samples} of ${written.writes} writes seen`);
+          if (run >= 0) {
+            writerRuns.push(written);
+            results.get(consumer)!.push(result);
+          }
+          options.log(`  ${run < 0 ? 'warm-up' : `run ${run + 1}/${options.runs}`} ${consumer}: p50 ${formatMillis(result.latency!.p50Ms)}, p99 ${formatMillis(result.latency!.p99Ms)}, ${result.latency!.samples} of ${written.writes} writes seen`);
         } finally {
           await child.stop();
         }
@@ -111,7 +119,7 @@ export async function runLatency(options: LatencyOptions): Promise<ScenarioRepor
     return {
       id: 'latency',
       title: '4. End-to-end latency',
-      setup: `${formatInt(writes)} merge patches at ${formatInt(options.rate)} writes/s over ${OBJECTS} ConfigMaps of the embedded API server; time from sending the PATCH to the handler call; median of ${options.runs} runs per consumer (the server's own PATCH round trip: p50 ${formatMillis(writeP50Ms)}, p99 ${formatMillis(writeP99Ms)}).`,
+      setup: `${formatInt(writes)} merge patches at ${formatInt(options.rate)} writes/s over ${OBJECTS} ConfigMaps of the embedded API server; time from sending the PATCH to the handler call; median of ${options.runs} runs per consumer after ${options.warmups} warm-up round(s) (the server's own PATCH round trip: p50 ${formatMillis(writeP50Ms)}, p99 ${formatMillis(writeP99Ms)}).`,
       columns: ['Consumer', 'p50', 'p99', 'max', 'p99 vs client-node', 'writes seen', 'consumer CPU ms / write'],
       rows: consumers.map((c) => [
         CONSUMER_LABELS[c.consumer],
