@@ -482,6 +482,20 @@ describe('KubernetesBasedInformer', () => {
     await h.stop();
   });
 
+  test('a throwing lifecycle listener is reported and does not stop the informer', async () => {
+    const h = harness();
+    h.informer.on('watchStart', () => {
+      throw new Error('listener bug');
+    });
+    h.client.replyList(page([], '1')).replyWatch();
+    await h.start();
+    h.client.watch_.push('ADDED', widget('a', '2'));
+    await h.settle();
+    assert.deepEqual(h.handler.log(), ['add:a@2']);
+    assert.equal((h.errors[0]!.error as Error).message, 'listener bug');
+    await h.stop();
+  });
+
   test('each handler call is awaited before the next event is delivered', async () => {
     const h = harness({ inactivityTimeoutMs: 0 });
     const log: string[] = [];

@@ -153,6 +153,20 @@ describe('RetryScheduler', () => {
     assert.deepEqual(firedAt, [due]);
   });
 
+  test('a burst of schedules in one synchronous run reads the clock once', async () => {
+    const clock = new VirtualClock(1000);
+    let reads = 0;
+    const counting: Clock = { now: () => (reads++, clock.now()), setTimer: (d, fn) => clock.setTimer(d, fn), sleep: (d) => clock.sleep(d) };
+    const s = new RetryScheduler<number>({ clock: counting, onDue: () => {} });
+    s.start();
+    for (let i = 0; i < 1000; i++) s.schedule(`k${i}`, i, 10 + i);
+    assert.equal(reads, 1);
+    await Promise.resolve();
+    s.schedule('later', 0, 5);
+    assert.equal(reads, 2, 'the next run of code reads the clock again');
+    assert.equal(s.nextDueAt(), 1005);
+  });
+
   test('handles 100k pending entries with one timer, cancellation compacts the heap, and all fire in order', () => {
     const clock = new ManualClock();
     const random = seededRandom(7);

@@ -3,7 +3,7 @@
  * (two managers, as after `kubectl apply` and one controller update), generated from a seed.
  */
 import type { KubeObject } from '@kubeloop/resource';
-import { SeededRandom } from './seeded-random.js';
+import type { SeededRandom } from './seeded-random.js';
 
 /** The namespace of every benchmark object. */
 export const BENCH_NAMESPACE = 'bench';

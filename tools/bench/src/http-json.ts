@@ -1,5 +1,5 @@
 /** A minimal keep-alive JSON client for the writer and watcher children (plain `node:http`, loopback only). */
-import { Agent, request } from 'node:http';
+import { request, type Agent } from 'node:http';
 
 /** The answer to one request. */
 export interface HttpAnswer {

@@ -32,7 +32,10 @@ export interface WriterInput {
 
 /** What the writer reports. */
 export interface WriterResult {
+  /** Timed writes. */
   writes: number;
+  /** Timed and warm-up writes: what a watcher attached throughout receives. */
+  totalWrites: number;
   failures: number;
   seconds: number;
   writesPerSecond: number;
@@ -60,7 +63,7 @@ runChildMain<WriterInput>(async (input) => {
       expectStatus(created, [201, 409], `create ${metadata.name}`);
     }
     agent.destroy();
-    return { writes: input.objects, failures: 0, seconds: 0, writesPerSecond: 0, latencyP50Ms: NaN, latencyP99Ms: NaN, late: 0 } satisfies WriterResult;
+    return { writes: input.objects, totalWrites: input.objects, failures: 0, seconds: 0, writesPerSecond: 0, latencyP50Ms: NaN, latencyP99Ms: NaN, late: 0 } satisfies WriterResult;
   }
 
   const latencies: number[] = [];
@@ -119,6 +122,7 @@ runChildMain<WriterInput>(async (input) => {
   agent.destroy();
   return {
     writes: sent,
+    totalWrites: sent + warmup,
     failures,
     seconds,
     writesPerSecond: latencies.length / seconds,

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Duration } from 'luxon';
+import { Registry } from 'prom-client';
 import type { KubeObject } from '@kubeloop/resource';
 import { VirtualClock } from '../clock.js';
 import { TerminalError, isInvalidArgumentError } from '../errors.js';
@@ -358,6 +359,36 @@ describe('ReconcileController', () => {
     const operator = new Operator();
     operator.addController(controller);
     await assert.rejects(operator.run(new AbortController().signal), /bad selector/);
+  });
+
+  test('metrics count reconciles by result under controller-runtime names', async () => {
+    let n = 0;
+    const t = setup(async () => {
+      n++;
+      if (n === 1) throw new Error('x');
+      if (n === 2) throw new TerminalError(new Error('y'));
+      return n === 3 ? { requeueAfter: 1 } : {};
+    });
+    const registry = new Registry();
+    for (const c of t.controller.prometheusCollectors()) registry.registerMetric(c);
+    await t.start();
+    t.informer.add(widget('a'));
+    await t.clock.advance(5);
+    t.informer.update(widget('a'), widget('a', { rv: '2' }));
+    await t.clock.advance(10);
+    await t.stop();
+    const text = await registry.metrics();
+    for (const line of [
+      'controller_runtime_reconcile_total{controller="widget",result="error"} 2',
+      'controller_runtime_reconcile_total{controller="widget",result="requeue_after"} 1',
+      'controller_runtime_reconcile_total{controller="widget",result="success"} 1',
+      'controller_runtime_reconcile_errors_total{controller="widget"} 2',
+      'controller_runtime_terminal_reconcile_errors_total{controller="widget"} 1',
+      'controller_runtime_max_concurrent_reconciles{controller="widget"} 10',
+      'workqueue_retries_total{name="widget"} 1',
+    ]) {
+      assert.ok(text.includes(line), `metrics contain ${line}`);
+    }
   });
 
   test('a controller without a reconciler, or without a client or informer, is refused', () => {

@@ -347,11 +347,11 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   private settle(key: string, request: Request, result: Result | undefined, failed: boolean, error: unknown): void {
     let outcome: ReconcileOutcome;
     if (failed) {
+      // Gave up because the shutdown aborted its signal: expected, neither counted, reported nor requeued.
+      if (this.isShutdownAbort(error)) return;
       outcome = 'error';
       this.metrics.errors.inc();
-      if (this.isShutdownAbort(error)) {
-        // Expected at shutdown: neither reported nor requeued.
-      } else if (isTerminalError(error)) {
+      if (isTerminalError(error)) {
         this.metrics.terminalErrors.inc();
         this.rateLimiter.forget(key);
         this.report(error, key, 'reconciler', 0, undefined);

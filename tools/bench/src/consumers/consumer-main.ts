@@ -67,7 +67,7 @@ const MODULES: Record<ConsumerName, () => Promise<ConsumerModule>> = {
 runChildMain<ConsumerInput>(async (input) => {
   const mod = await MODULES[input.consumer]();
   let handlerCalls = 0;
-  let syncedAt: Mark | undefined;
+  let syncedAt: Mark | undefined = undefined;
   let markerAt: Mark | undefined;
   let resolveMarker!: () => void;
   const markerSeen = new Promise<void>((resolve) => (resolveMarker = resolve));

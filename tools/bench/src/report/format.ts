@@ -23,7 +23,7 @@ export function formatBytes(n: number): string {
   if (!Number.isFinite(n)) return 'n/a';
   const abs = Math.abs(n);
   if (abs < 10 * 1024) return `${formatInt(n)} B`;
-  if (abs < 10 * 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  if (abs < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 

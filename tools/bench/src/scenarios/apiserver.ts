@@ -79,8 +79,8 @@ export async function runApiServerBench(options: ApiServerBenchOptions): Promise
           if (written.failures > 0) throw new Error(`writer: ${written.failures} of ${written.writes} writes failed`);
           runs.push(written);
           if (watching) {
-            const counts = await watching.command<WatchersResult>({ events: written.writes, timeoutMs: 30_000 } satisfies AwaitEvents);
-            delivered.push(Math.min(...counts.events) / written.writes);
+            const counts = await watching.command<WatchersResult>({ events: written.totalWrites, timeoutMs: 30_000 } satisfies AwaitEvents);
+            delivered.push(Math.min(...counts.events) / written.totalWrites);
           }
           options.log(`  ${watchers} watchers, run ${run + 1}/${options.runs}: ${formatInt(written.writesPerSecond)} writes/s`);
         } finally {

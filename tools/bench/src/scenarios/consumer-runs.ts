@@ -10,8 +10,8 @@ export const CONSUMER_LABELS: Record<ConsumerName, string> = {
   raw: 'raw baseline (http + split + JSON.parse + Map)',
   kubeloop: 'kubeloop informer -> controller',
   'kubeloop-strip': 'kubeloop, managedFields stripped',
-  'kubeloop-watch': '  stage: kubeloop Client.watch alone',
-  'kubeloop-informer': '  stage: kubeloop informer, no controller',
+  'kubeloop-watch': '(stage) kubeloop Client.watch alone',
+  'kubeloop-informer': '(stage) kubeloop informer, no controller',
   'client-node': '@kubernetes/client-node 1.4 makeInformer',
   'dot-i': '@dot-i/k8s-operator 1.3.9',
 };

@@ -17,6 +17,8 @@ import { CONSUMER_LABELS, CONSUMER_SHORT, runRounds } from './consumer-runs.js';
 
 const STREAM_SERVER = new URL('../servers/stream-server.js', import.meta.url);
 const JSON_PARSE_ONLY = new URL('../consumers/json-parse-only-main.js', import.meta.url);
+/** Consumers that measure one stage of kubeloop's path: in the table, not in the chart. */
+const STAGES = new Set<ConsumerName>(['kubeloop-watch', 'kubeloop-informer']);
 
 /** Options of scenario 1. */
 export interface WatchIngestOptions {
@@ -179,7 +181,7 @@ export async function runWatchIngest(options: WatchIngestOptions): Promise<Scena
         title: '1. Watch ingest throughput',
         subtitle: `events per second, higher is better (${formatInt(events)} events, ${formatInt(info.meanObjectBytes)} B objects)`,
         bars: [
-          ...all.map((f) => ({ label: CONSUMER_SHORT[f.consumer], value: f.eventsPerSecond, emphasis: f.consumer === 'kubeloop' })),
+          ...all.filter((f) => !STAGES.has(f.consumer)).map((f) => ({ label: CONSUMER_SHORT[f.consumer], value: f.eventsPerSecond, emphasis: f.consumer === 'kubeloop' })),
           { label: 'JSON.parse alone', value: jsonParseOnly.eventsPerSecond },
         ],
       },
