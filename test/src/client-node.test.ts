@@ -70,6 +70,7 @@ describe('@kubernetes/client-node against the embedded API server', { timeout: 1
   let extensions: ApiextensionsV1Api;
   let kc: KubeConfig;
   const informers: Informer<KubernetesObject>[] = [];
+  let stopping = false;
 
   before(async () => {
     server = await startApiServer();
@@ -81,6 +82,7 @@ describe('@kubernetes/client-node against the embedded API server', { timeout: 1
   });
 
   after(async () => {
+    stopping = true;
     await Promise.all(informers.map((i) => i.stop()));
     await server.stop();
   });
@@ -267,7 +269,7 @@ describe('@kubernetes/client-node against the embedded API server', { timeout: 1
       // called again: the usual application pattern, used here, restarts it (from its last resourceVersion).
       informer.on('error', (err) => {
         errors.push(err);
-        void informer.start();
+        if (!stopping) void informer.start();
       });
       informers.push(informer as unknown as Informer<KubernetesObject>);
       await informer.start();

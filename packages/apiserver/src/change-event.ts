@@ -1,7 +1,7 @@
 /**
- * One stored change, as watchers see it. The JSON of each event line is built once and shared by
- * every watcher that receives the same line (this server feeds our benchmarks: per-watcher work
- * on the hot path is one `res.write`).
+ * One stored change, as watchers see it. Each event line is built and UTF-8 encoded once and the
+ * same bytes are shared by every watcher that receives it (this server feeds our benchmarks:
+ * per-watcher work on the hot path is one `res.write`).
  */
 import type { KubeObject } from '@kubeloop/resource';
 
@@ -37,8 +37,8 @@ export class ChangeEvent {
   readonly current: StoredObject;
   /** The state before the change (MODIFIED and DELETED). */
   readonly previous: StoredObject | undefined;
-  #lines: Map<string, string> | undefined;
-  #line: string | undefined;
+  #lines: Map<string, Buffer> | undefined;
+  #line: Buffer | undefined;
 
   constructor(type: ChangeType, current: StoredObject, previous: StoredObject | undefined) {
     this.type = type;
@@ -48,8 +48,8 @@ export class ChangeEvent {
   }
 
   /** The event's own line at the storage version: built once, shared by every watcher. */
-  line(): string {
-    this.#line ??= eventLine(this.type, this.current.json);
+  line(): Buffer {
+    this.#line ??= Buffer.from(eventLine(this.type, this.current.json), 'utf8');
     return this.#line;
   }
 
@@ -57,7 +57,7 @@ export class ChangeEvent {
    * A line with another type or version: ADDED for a watcher whose selector the object just
    * entered, DELETED (with the previous content at this event's resourceVersion) for one it left.
    */
-  lineAs(type: ChangeType, apiVersion: string): string {
+  lineAs(type: ChangeType, apiVersion: string): Buffer {
     if (type === this.type && apiVersion === this.current.object.apiVersion) return this.line();
     const cacheKey = `${type} ${apiVersion}`;
     this.#lines ??= new Map();
@@ -70,7 +70,7 @@ export class ChangeEvent {
       } else {
         json = jsonAtApiVersion(this.current, apiVersion);
       }
-      line = eventLine(type, json);
+      line = Buffer.from(eventLine(type, json), 'utf8');
       this.#lines.set(cacheKey, line);
     }
     return line;

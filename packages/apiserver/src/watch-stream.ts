@@ -111,7 +111,7 @@ export class WatchStream {
     this.#write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
   }
 
-  #write(line: string): void {
+  #write(line: string | Buffer): void {
     if (this.#closed) return;
     this.lastWriteAt = Date.now();
     this.#res.write(line);

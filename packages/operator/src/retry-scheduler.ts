@@ -15,42 +15,68 @@ export interface RetrySchedulerOptions<E> {
   resolutionMs?: number | undefined;
 }
 
-interface HeapNode<E> {
+/** The waiting entries of one key: an intrusive circular list, so that firing and cancelling need no map lookup. */
+interface KeyList<E> {
+  key: string;
+  head: Node<E> | undefined;
+  count: number;
+  /** Queued for removal from the key map once the current firing is over. */
+  emptied: boolean;
+}
+
+interface Node<E> {
   due: number;
   seq: number;
-  key: string;
   entry: E;
   cancelled: boolean;
-  /** Circular doubly linked list of the waiting nodes of one key (the head's `prev` is the tail): O(1) removal, no arrays. */
-  prev: HeapNode<E>;
-  next: HeapNode<E>;
+  list: KeyList<E>;
+  bucket: Bucket<E>;
+  prev: Node<E>;
+  next: Node<E>;
+}
+
+/** The entries that wake up together: every entry whose due time aligns up to `at`, in schedule order. */
+interface Bucket<E> {
+  at: number;
+  nodes: Node<E>[];
+  /** Waiting (not cancelled) nodes. */
+  live: number;
+  /** False once a node was added with an earlier due time than the one before (then sorted when fired). */
+  sorted: boolean;
+  lastDue: number;
 }
 
 /** Node's timers overflow (and fire at once) beyond 2^31-1 ms; a longer wait is armed in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const NONE: never[] = [];
-/** Placeholder for `prev`/`next` until a node is linked (keeps one object shape for every node). */
-const UNLINKED = undefined as unknown as HeapNode<never>;
+/** Placeholder for fields set right after a node is built (keeps one object shape for every node). */
+const UNSET = undefined as unknown as Node<never> & Bucket<never>;
 
 /**
- * Holds delayed work (retries, `requeueAfter`) in one min-heap behind one timer on the injected
- * clock, always armed for the earliest entry. Entries are plain data keyed by object, so the
- * owner can cancel them by predicate (dequeue policies), and a due entry is handed back to the
- * owner (to go through its per-object queue) rather than run here.
+ * Holds delayed work (retries, `requeueAfter`) behind one timer on the injected clock, always armed
+ * for the earliest entry. Entries are plain data keyed by object, so the owner can cancel them by
+ * predicate (dequeue policies), and a due entry is handed back to the owner (to go through its
+ * per-object queue) rather than run here.
  *
- * Costs: `schedule` O(log n), `cancel` O(entries of that key) with lazy removal from the heap,
- * firing O(log n) per entry; one timer whatever the number of entries, and with `resolutionMs`
- * one wake-up per resolution window instead of one per distinct due time. Memory follows waiting
- * entries (cancelled ones are compacted away once they outnumber them).
+ * Layout (a calendar queue): entries that wake up at the same time share a bucket (an array, in
+ * schedule order); one min-heap orders the bucket times; each key's entries form an intrusive list.
+ * `schedule` is O(1) (plus O(log b) when it opens a bucket), firing is O(1) per entry with
+ * sequential memory access, `cancel` is O(entries of that key) with lazy removal. With
+ * `resolutionMs`, one wake-up serves every entry due in that window. Memory follows the waiting
+ * entries: cancelled ones are compacted away once they outnumber them.
  */
 export class RetryScheduler<E> {
   private readonly clock: Clock;
   private readonly onDue: (key: string, entry: E) => void;
   private readonly resolutionMs: number;
-  private heap: HeapNode<E>[] = [];
-  /** The head node of each key's list. */
-  private readonly byKey = new Map<string, HeapNode<E>>();
-  private cancelledInHeap = 0;
+  private readonly buckets = new Map<number, Bucket<E>>();
+  /** Min-heap of bucket times. */
+  private times: number[] = [];
+  private readonly byKey = new Map<string, KeyList<E>>();
+  private emptied: KeyList<E>[] = [];
+  private firing = false;
+  private live = 0;
+  private cancelled = 0;
   private seq = 0;
   private running = false;
   private timer: Timer | undefined;
@@ -68,32 +94,40 @@ export class RetryScheduler<E> {
 
   /** Number of entries waiting. */
   get size(): number {
-    return this.heap.length - this.cancelledInHeap;
+    return this.live;
   }
 
   /** True when `key` has waiting entries (one map lookup: the controller's per-event fast path). */
   hasPending(key: string): boolean {
-    return this.byKey.has(key);
+    const list = this.byKey.get(key);
+    return list !== undefined && list.count > 0;
   }
 
   /** Number of entries waiting for `key`. */
   pending(key: string): number {
-    let n = 0;
-    this.forEachOf(key, () => n++);
-    return n;
+    return this.byKey.get(key)?.count ?? 0;
   }
 
   /** The entries waiting for `key`, in schedule order. */
   entries(key: string): E[] {
     const out: E[] = [];
-    this.forEachOf(key, (node) => out.push(node.entry));
+    const head = this.byKey.get(key)?.head;
+    if (head === undefined) return out;
+    let node = head;
+    do {
+      out.push(node.entry);
+      node = node.next;
+    } while (node !== head);
     return out;
   }
 
   /** When the earliest entry falls due (clock milliseconds), or undefined when empty. */
   nextDueAt(): number | undefined {
-    this.dropCancelledTop();
-    return this.heap[0]?.due;
+    const bucket = this.firstLiveBucket();
+    if (bucket === undefined) return undefined;
+    let min = Number.POSITIVE_INFINITY;
+    for (const node of bucket.nodes) if (!node.cancelled && node.due < min) min = node.due;
+    return min;
   }
 
   /** Starts firing due entries (entries scheduled before `start` wait for it). */
@@ -110,22 +144,30 @@ export class RetryScheduler<E> {
 
   /** Drops every entry; returns how many there were. */
   clear(): number {
-    const n = this.size;
-    this.heap = [];
+    const n = this.live;
+    this.buckets.clear();
+    this.times = [];
     this.byKey.clear();
-    this.cancelledInHeap = 0;
+    this.emptied = [];
+    this.live = 0;
+    this.cancelled = 0;
     this.disarm();
     return n;
   }
 
   /** Queues `entry` for `key`, due `delayMs` (clamped to >= 0) from now. */
   schedule(key: string, entry: E, delayMs: number): void {
-    const node: HeapNode<E> = { due: this.now() + (delayMs > 0 ? delayMs : 0), seq: this.seq++, key, entry, cancelled: false, prev: UNLINKED, next: UNLINKED };
-    const head = this.byKey.get(key);
+    let list = this.byKey.get(key);
+    if (list === undefined) {
+      list = { key, head: undefined, count: 0, emptied: false };
+      this.byKey.set(key, list);
+    }
+    const node: Node<E> = { due: this.now() + (delayMs > 0 ? delayMs : 0), seq: this.seq++, entry, cancelled: false, list, bucket: UNSET, prev: UNSET, next: UNSET };
+    const head = list.head;
     if (head === undefined) {
       node.prev = node;
       node.next = node;
-      this.byKey.set(key, node);
+      list.head = node;
     } else {
       const tail = head.prev;
       node.prev = tail;
@@ -133,23 +175,27 @@ export class RetryScheduler<E> {
       tail.next = node;
       head.prev = node;
     }
-    this.push(node);
-    if (this.running && this.wakeAt(node.due) < this.armedFor) this.arm();
+    list.count++;
+    this.live++;
+    const at = this.place(node);
+    if (this.running && at < this.armedFor) this.arm();
   }
 
   /** Removes the waiting entries of `key` that `predicate` accepts and returns them. */
   cancel(key: string, predicate: (entry: E) => boolean): E[] {
-    const head = this.byKey.get(key);
-    if (head === undefined) return NONE;
+    const list = this.byKey.get(key);
+    if (list === undefined || list.head === undefined) return NONE;
     let removed: E[] | undefined;
-    let node = head;
-    const tail = head.prev;
+    let node = list.head;
+    const tail = node.prev;
     for (;;) {
       const next = node.next;
       const last = node === tail;
       if (predicate(node.entry)) {
         node.cancelled = true;
-        this.cancelledInHeap++;
+        node.bucket.live--;
+        this.live--;
+        this.cancelled++;
         this.unlink(node);
         (removed ??= []).push(node.entry);
       }
@@ -157,8 +203,10 @@ export class RetryScheduler<E> {
       node = next;
     }
     if (removed === undefined) return NONE;
-    // Lazy deletion: compact once cancelled nodes dominate, so memory follows waiting entries.
-    if (this.cancelledInHeap > 64 && this.cancelledInHeap * 2 > this.heap.length) this.compact();
+    if (this.firing) return removed; // the firing loop sweeps, and counts the cancelled nodes it detached
+    this.sweep();
+    // Lazy deletion: compact once cancelled nodes outnumber waiting ones, so memory follows waiting entries.
+    if (this.cancelled > 64 && this.cancelled > this.live) this.compact();
     return removed;
   }
 
@@ -187,44 +235,126 @@ export class RetryScheduler<E> {
     // A timer callback starts a fresh run of code: read the clock afresh.
     this.nowCached = false;
     const now = this.now();
-    // Entries scheduled while firing (even with delay 0) wait for the next wake-up: no starvation loop.
-    const limitSeq = this.seq;
-    for (;;) {
-      const top = this.heap[0];
-      if (top === undefined) break;
-      if (top.cancelled) {
-        this.pop();
-        this.cancelledInHeap--;
-        continue;
+    // Detach every due bucket first: entries scheduled while firing (even with delay 0) land in
+    // new buckets and wait for the next wake-up, so an owner that reschedules cannot loop here.
+    const due: Bucket<E>[] = [];
+    while (this.times.length > 0 && this.times[0]! <= now) {
+      const at = this.popTime();
+      const bucket = this.buckets.get(at);
+      if (bucket === undefined) continue;
+      this.buckets.delete(at);
+      due.push(bucket);
+    }
+    this.firing = true;
+    try {
+      for (let b = 0; b < due.length; b++) {
+        const nodes = due[b]!.nodes;
+        if (!due[b]!.sorted) nodes.sort(byDueThenSeq);
+        for (let i = 0; i < nodes.length; i++) {
+          const node = nodes[i]!;
+          if (node.cancelled) {
+            this.cancelled--;
+            continue;
+          }
+          this.live--;
+          this.unlink(node);
+          this.onDue(node.list.key, node.entry);
+          if (!this.running) {
+            // Stopped from onDue: put back what has not fired.
+            this.restore(nodes, i + 1);
+            for (let r = b + 1; r < due.length; r++) this.restore(due[r]!.nodes, 0);
+            return;
+          }
+        }
       }
-      if (top.due > now || top.seq >= limitSeq) break;
-      this.pop();
-      this.unlink(top);
-      this.onDue(top.key, top.entry);
-      if (!this.running) return;
+    } finally {
+      this.firing = false;
+      this.sweep();
     }
     this.arm();
   };
 
-  /** The wake-up time for an entry due at `due`: aligned up to the resolution. */
-  private wakeAt(due: number): number {
+  /** Puts a node into the bucket of its wake-up time; returns that time. */
+  private place(node: Node<E>): number {
+    const due = node.due;
     const r = this.resolutionMs;
-    return r > 0 ? Math.ceil(due / r) * r : due;
+    const at = r > 0 ? Math.ceil(due / r) * r : due;
+    let bucket = this.buckets.get(at);
+    if (bucket === undefined) {
+      bucket = { at, nodes: [node], live: 1, sorted: true, lastDue: due };
+      this.buckets.set(at, bucket);
+      this.pushTime(at);
+    } else {
+      bucket.nodes.push(node);
+      bucket.live++;
+      if (due < bucket.lastDue) bucket.sorted = false;
+      else bucket.lastDue = due;
+    }
+    node.bucket = bucket;
+    return at;
+  }
+
+  private restore(nodes: Node<E>[], from: number): void {
+    for (let i = from; i < nodes.length; i++) {
+      const node = nodes[i]!;
+      if (node.cancelled) this.cancelled--;
+      else this.place(node);
+    }
+  }
+
+  /** Takes a node out of its key's list; an emptied list leaves the key map at the next sweep. */
+  private unlink(node: Node<E>): void {
+    const list = node.list;
+    list.count--;
+    if (list.count === 0) {
+      list.head = undefined;
+      if (!list.emptied) {
+        list.emptied = true;
+        this.emptied.push(list);
+      }
+      return;
+    }
+    node.prev.next = node.next;
+    node.next.prev = node.prev;
+    if (list.head === node) list.head = node.next;
+  }
+
+  /** Removes lists left empty from the key map (after firing, so an owner that reschedules the same key keeps its list). */
+  private sweep(): void {
+    const emptied = this.emptied;
+    if (emptied.length === 0) return;
+    this.emptied = [];
+    for (const list of emptied) {
+      list.emptied = false;
+      if (list.count === 0 && this.byKey.get(list.key) === list) this.byKey.delete(list.key);
+    }
+  }
+
+  /** The earliest bucket with a waiting entry, dropping fully cancelled buckets on the way. */
+  private firstLiveBucket(): Bucket<E> | undefined {
+    while (this.times.length > 0) {
+      const bucket = this.buckets.get(this.times[0]!);
+      if (bucket !== undefined && bucket.live > 0) return bucket;
+      this.popTime();
+      if (bucket !== undefined) {
+        this.buckets.delete(bucket.at);
+        this.cancelled -= bucket.nodes.length;
+      }
+    }
+    return undefined;
   }
 
   private arm(): void {
     if (!this.running) return;
-    this.dropCancelledTop();
-    const top = this.heap[0];
-    if (top === undefined) {
+    const bucket = this.firstLiveBucket();
+    if (bucket === undefined) {
       this.disarm();
       return;
     }
-    const at = this.wakeAt(top.due);
-    if (this.timer !== undefined && this.armedFor === at) return;
+    if (this.timer !== undefined && this.armedFor === bucket.at) return;
     this.disarm();
-    this.armedFor = at;
-    this.timer = this.clock.setTimer(Math.min(Math.max(0, at - this.now()), MAX_TIMER_MS), this.fire);
+    this.armedFor = bucket.at;
+    this.timer = this.clock.setTimer(Math.min(Math.max(0, bucket.at - this.now()), MAX_TIMER_MS), this.fire);
   }
 
   private disarm(): void {
@@ -233,86 +363,54 @@ export class RetryScheduler<E> {
     this.armedFor = Number.POSITIVE_INFINITY;
   }
 
-  private forEachOf(key: string, fn: (node: HeapNode<E>) => void): void {
-    const head = this.byKey.get(key);
-    if (head === undefined) return;
-    let node = head;
-    do {
-      fn(node);
-      node = node.next;
-    } while (node !== head);
-  }
-
-  /** Takes a node out of its key's list (not out of the heap). */
-  private unlink(node: HeapNode<E>): void {
-    if (node.next === node) {
-      this.byKey.delete(node.key);
-      return;
-    }
-    node.prev.next = node.next;
-    node.next.prev = node.prev;
-    if (this.byKey.get(node.key) === node) this.byKey.set(node.key, node.next);
-  }
-
-  private dropCancelledTop(): void {
-    while (this.heap[0]?.cancelled === true) {
-      this.pop();
-      this.cancelledInHeap--;
-    }
-  }
-
   private compact(): void {
-    this.heap = this.heap.filter((n) => !n.cancelled);
-    this.cancelledInHeap = 0;
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+    for (const bucket of this.buckets.values()) {
+      if (bucket.live === 0) this.buckets.delete(bucket.at);
+      else if (bucket.live < bucket.nodes.length) bucket.nodes = bucket.nodes.filter((n) => !n.cancelled);
+    }
+    this.cancelled = 0;
+    // A sorted array is a valid min-heap.
+    this.times = [...this.buckets.keys()].sort((a, b) => a - b);
   }
 
-  // --- binary min-heap on (due, seq) ---
+  // --- binary min-heap of bucket times ---
 
-  private push(node: HeapNode<E>): void {
-    const heap = this.heap;
-    heap.push(node);
-    let i = heap.length - 1;
+  private pushTime(at: number): void {
+    const heap = this.times;
+    let i = heap.length;
+    heap.push(at);
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const p = heap[parent]!;
-      if (p.due < node.due || (p.due === node.due && p.seq < node.seq)) break;
+      if (p <= at) break;
       heap[i] = p;
       i = parent;
     }
-    heap[i] = node;
+    heap[i] = at;
   }
 
-  private pop(): void {
-    const heap = this.heap;
-    const last = heap.pop();
-    if (last === undefined || heap.length === 0) return;
-    heap[0] = last;
-    this.siftDown(0);
-  }
-
-  private siftDown(start: number): void {
-    const heap = this.heap;
+  private popTime(): number {
+    const heap = this.times;
+    const top = heap[0]!;
+    const last = heap.pop()!;
     const n = heap.length;
-    const node = heap[start]!;
-    let i = start;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      let c = l;
-      let child = heap[l]!;
-      if (r < n) {
-        const right = heap[r]!;
-        if (right.due < child.due || (right.due === child.due && right.seq < child.seq)) {
-          c = r;
-          child = right;
-        }
+    if (n > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= n) break;
+        const r = l + 1;
+        const c = r < n && heap[r]! < heap[l]! ? r : l;
+        if (heap[c]! >= last) break;
+        heap[i] = heap[c]!;
+        i = c;
       }
-      if (node.due < child.due || (node.due === child.due && node.seq < child.seq)) break;
-      heap[i] = child;
-      i = c;
+      heap[i] = last;
     }
-    heap[i] = node;
+    return top;
   }
+}
+
+function byDueThenSeq<E>(a: Node<E>, b: Node<E>): number {
+  return a.due - b.due || a.seq - b.seq;
 }

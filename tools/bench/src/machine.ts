@@ -1,5 +1,5 @@
 /** What the numbers were measured on. */
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 
 /** The machine of a benchmark run. */
 export interface MachineInfo {
@@ -22,4 +22,9 @@ export function machineInfo(): MachineInfo {
     platform: process.platform,
     arch: process.arch,
   };
+}
+
+/** The 1-minute load average: above the core count, other processes competed with the benchmark. */
+export function loadAverage(): number {
+  return Math.round(loadavg()[0]! * 100) / 100;
 }

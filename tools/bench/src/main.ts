@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { machineInfo } from './machine.js';
+import { loadAverage, machineInfo } from './machine.js';
 import { parseBenchOptions, type BenchOptions } from './options.js';
 import { renderBenchmarksMarkdown } from './report/benchmarks-markdown.js';
 import { judgeGoals } from './report/goals.js';
@@ -29,6 +29,8 @@ export interface BenchResults {
   startedAt: string;
   durationSeconds: number;
   machine: ReturnType<typeof machineInfo>;
+  /** 1-minute load average before and after the run (2 cores: above 2, something else was running). */
+  loadAverage: { start: number; end: number };
   sizes: BenchOptions['sizes'];
   scenarios: ScenarioReport[];
   goals: GoalVerdict[];
@@ -67,8 +69,10 @@ async function main(): Promise<number> {
   const started = nowSeconds();
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
+  const loadAtStart = loadAverage();
   const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
-  log(`kubeloop bench${options.quick ? ' (quick)' : ''}: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`);
+  log(`kubeloop bench${options.quick ? ' (quick)' : ''}: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load average ${loadAtStart}`);
+  if (loadAtStart > machine.cores) log(`  warning: the load average (${loadAtStart}) exceeds the ${machine.cores} cores: other processes will disturb the figures`);
 
   const reports: ScenarioReport[] = [];
   const failures: BenchResults['failures'] = [];
@@ -104,6 +108,7 @@ async function main(): Promise<number> {
     startedAt,
     durationSeconds: Math.round(nowSeconds() - started),
     machine,
+    loadAverage: { start: loadAtStart, end: loadAverage() },
     sizes: options.sizes,
     scenarios: reports,
     goals,

@@ -36,7 +36,7 @@ export const FULL_SIZES: BenchSizes = {
   latencyRate: 200,
   latencySeconds: 10,
   apiserverStarts: 5,
-  apiserverWrites: 20_000,
+  apiserverWrites: 10_000,
   apiserverWatchers: 10,
   runs: 3,
   warmups: 1,

@@ -68,7 +68,7 @@ class LineBufferBuilder {
 
 /** Line `i` of `lines` (a view, not a copy). */
 export function lineAt(lines: LineBuffer, i: number): Buffer {
-  return lines.bytes.subarray(lines.offsets[i]!, lines.offsets[i + 1]!);
+  return lines.bytes.subarray(lines.offsets[i], lines.offsets[i + 1]);
 }
 
 /** Generates the list and the watch stream described by `spec`. Deterministic for a given seed. */

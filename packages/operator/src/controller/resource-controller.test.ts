@@ -281,11 +281,12 @@ describe('consul-style Controller', () => {
     assert.throws(() => new Controller({ resource: undefined as never }), isInvalidArgumentError);
   });
 
-  test('run() refuses to run twice at the same time', async () => {
+  test('a controller runs once, and its collectors exist before it runs', async () => {
     const controller = new Controller({ resource: newResource(new FakeInformer(), () => {}, () => {}), log: noopLogger });
+    assert.ok(controller.prometheusCollectors().length > 0);
     const abort = new AbortController();
     const first = controller.run(abort.signal);
-    await assert.rejects(controller.run(abort.signal), isInvalidArgumentError);
+    await assert.rejects(controller.run(abort.signal), (err: unknown) => (err as { code?: string }).code === 'ControllerAlreadyRun');
     abort.abort();
     await first;
   });

@@ -12,7 +12,7 @@
  * `maxConcurrentWorkers`; queued, not started updates of a key coalesce. Caveats: as in consul-k8s,
  * `upsert` and `delete` must be idempotent (at-least-once); pending retries are dropped at shutdown.
  */
-import { objectKey } from '@kubeloop/resource';
+import { KubeloopError, objectKey } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import type { Clock } from '../clock.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -60,7 +60,7 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
 
 /**
  * Watches a {@link Resource} and calls its callbacks as objects change (consul-k8s
- * `controller.Controller`). `run()` once at a time.
+ * `controller.Controller`). A controller runs once, as the core's `InformerController`.
  */
 export class Controller<T extends KubeObject = KubeObject> {
   /** Where the controller logs. */
@@ -71,9 +71,9 @@ export class Controller<T extends KubeObject = KubeObject> {
   private readonly options: ControllerOptions<T>;
   private informer: Informer<T> | undefined;
   private core: InformerController | undefined;
-  private running = false;
+  private started = false;
 
-  /** @throws InvalidArgumentError when `resource` is missing. */
+  /** @throws InvalidArgumentError when `resource` is missing. Nothing starts before `run()`. */
   constructor(options: ControllerOptions<T>) {
     if (options?.resource == null) throw new InvalidArgumentError('resource cannot be nil');
     this.options = options;
@@ -91,30 +91,41 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this.informer?.lastSyncResourceVersion() ?? '';
   }
 
-  /** The metric collectors of the current (or last) run; empty before `run()`. */
+  /** The metric collectors of the controller (the core's), for the user to register; gets the resource's informer. */
   prometheusCollectors(): PrometheusCollector[] {
-    return this.core?.prometheusCollectors() ?? [];
+    return this.ensureCore().prometheusCollectors();
   }
 
   /**
    * Runs until `signal` aborts, then waits for running calls and the {@link Backgrounder} (if the
-   * resource is one) to finish. Rejects when the informer fails for good (a configuration error).
+   * resource is one) to finish. Rejects when the informer fails for good (a configuration error),
+   * and with `ControllerAlreadyRun` when called a second time.
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.running) throw new InvalidArgumentError('controller is already running: run() once at a time');
-    this.running = true;
+    if (this.started) throw new KubeloopError('ControllerAlreadyRun', 'Controller.run() can be called once');
+    this.started = true;
+    const core = this.ensureCore();
+    const resource = this.resource;
+    const stopped = new AbortController();
+    const onAbort = (): void => stopped.abort(signal.reason);
+    const background = isBackgrounder(resource) ? this.runBackground(resource.run.bind(resource), stopped.signal) : undefined;
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     try {
-      await this.runOnce(signal);
+      await core.run(signal);
     } finally {
-      this.running = false;
+      signal.removeEventListener('abort', onAbort);
+      // Stopped by an informer failure too: the backgrounder ends with the controller.
+      stopped.abort(signal.reason);
+      await background;
     }
   }
 
-  private async runOnce(signal: AbortSignal): Promise<void> {
-    const resource = this.resource;
-    const informer = resource.informer();
+  /** The core controller, created on first use: it reads `resource.informer()` once. */
+  private ensureCore(): InformerController {
+    if (this.core !== undefined) return this.core;
+    const informer = this.resource.informer();
     if (informer == null) throw new InvalidArgumentError('resource.informer() returned nothing');
-    this.informer = informer;
     const kind = informer.schema().kind;
     const core = new InformerController({
       logger: this.log,
@@ -126,23 +137,11 @@ export class Controller<T extends KubeObject = KubeObject> {
       shutdownTimeoutMs: this.options.shutdownTimeoutMs,
       metricsNamespace: this.options.metricsNamespace,
     });
-    this.core = core;
     core.addInformer(informer, kind);
     core.addWatcher(this.watcher(informer), kind);
-
-    const stopped = new AbortController();
-    const onAbort = (): void => stopped.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    const background = isBackgrounder(resource) ? this.runBackground(resource.run.bind(resource), stopped.signal) : undefined;
-    try {
-      await core.run(signal);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      // Stopped by an informer failure too: the backgrounder ends with the controller.
-      stopped.abort(signal.reason);
-      await background;
-    }
+    this.informer = informer;
+    this.core = core;
+    return core;
   }
 
   /** Waits for the backgrounder and logs (never throws) its failure: it has no error channel in consul-k8s either. */

@@ -17,7 +17,7 @@ export function prepareKubeloop(ctx: ConsumerContext, strip: boolean): PreparedC
       addFunc: async (_c, obj) => ctx.observe(obj.metadata),
       updateFunc: async (_c, _old, obj) => ctx.observe(obj.metadata),
       deleteFunc: async (_c, obj) => ctx.observe(obj.metadata),
-    }) as unknown as SimpleWatcher,
+    }),
     ConfigMapKind.kind,
   );
   return {

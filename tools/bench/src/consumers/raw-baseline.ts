@@ -25,7 +25,7 @@ function getJson(url: string): Promise<{ metadata: { resourceVersion: string }; 
         try {
           resolve(JSON.parse(body) as { metadata: { resourceVersion: string }; items: WireObject[] });
         } catch (err) {
-          reject(err as Error);
+          reject(err instanceof Error ? err : new Error(String(err)));
         }
       });
       res.on('error', reject);

@@ -16,6 +16,7 @@ export function renderBenchmarksMarkdown(results: BenchResults): string {
     '',
     `- Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}/${m.arch}`,
     `- Node: ${m.node}`,
+    `- Load average (1 min) before / after: ${results.loadAverage.start} / ${results.loadAverage.end} (on ${m.cores} cores; higher than that means other processes competed)`,
     `- Command: \`${results.command}\``,
     `- Run: ${results.startedAt}, ${results.durationSeconds} s${results.quick ? ' (quick sizes: a smoke test, not figures to quote)' : ''}`,
     '',

@@ -43,6 +43,8 @@ export interface IngestFigures {
   eventsPerSecond: number;
   cpuSecondsPer100k: number;
   heapAfterGcBytes: number;
+  /** Heap after GC minus the same process before the consumer started (libraries loaded): what the consumer holds. */
+  heapHeldBytes: number;
   maxRssBytes: number;
   /** Handler calls per stream event (below 1 when a consumer coalesces queued updates). */
   handlerCallsPerEvent: number;
@@ -79,6 +81,7 @@ function figures(consumer: ConsumerName, runs: ConsumerResult[], events: number,
       eps: consumed / r.watchSeconds,
       cpu: (r.watchCpuSeconds / consumed) * 1e5,
       heap: r.heapAfterGcBytes,
+      held: r.heapAfterGcBytes - r.emptyHeapBytes,
       rss: r.maxRssBytes,
       calls: r.handlerCalls / consumed,
     };
@@ -89,6 +92,7 @@ function figures(consumer: ConsumerName, runs: ConsumerResult[], events: number,
     eventsPerSecond: median(per.map((p) => p.eps)),
     cpuSecondsPer100k: median(per.map((p) => p.cpu)),
     heapAfterGcBytes: median(per.map((p) => p.heap)),
+    heapHeldBytes: median(per.map((p) => p.held)),
     maxRssBytes: median(per.map((p) => p.rss)),
     handlerCallsPerEvent: median(per.map((p) => p.calls)),
     runs,
@@ -130,7 +134,7 @@ export async function runWatchIngest(options: WatchIngestOptions): Promise<Scena
     const all = consumers.map((c): IngestFigures => {
       const reason = unavailable(c);
       if (reason !== undefined) {
-        return { consumer: c, available: false, unavailableReason: reason, eventsPerSecond: NaN, cpuSecondsPer100k: NaN, heapAfterGcBytes: NaN, maxRssBytes: NaN, handlerCallsPerEvent: NaN, runs: [] };
+        return { consumer: c, available: false, unavailableReason: reason, eventsPerSecond: NaN, cpuSecondsPer100k: NaN, heapAfterGcBytes: NaN, heapHeldBytes: NaN, maxRssBytes: NaN, handlerCallsPerEvent: NaN, runs: [] };
       }
       return figures(c, results.get(c)!, events, objects);
     });
@@ -144,6 +148,7 @@ export async function runWatchIngest(options: WatchIngestOptions): Promise<Scena
       formatFixed(f.cpuSecondsPer100k, 2),
       formatRatio(ratio(f.cpuSecondsPer100k, raw?.cpuSecondsPer100k)),
       formatBytes(f.heapAfterGcBytes),
+      formatBytes(f.heapHeldBytes),
       formatBytes(f.maxRssBytes),
       formatFixed(f.handlerCallsPerEvent, 2),
     ]);
@@ -155,6 +160,7 @@ export async function runWatchIngest(options: WatchIngestOptions): Promise<Scena
       formatRatio(ratio(jsonParseOnly.eventsPerSecond, cn?.eventsPerSecond)),
       formatFixed(jsonParseOnly.cpuSecondsPer100k, 2),
       formatRatio(ratio(jsonParseOnly.cpuSecondsPer100k, raw?.cpuSecondsPer100k)),
+      '',
       '',
       '',
       '',
@@ -174,7 +180,7 @@ export async function runWatchIngest(options: WatchIngestOptions): Promise<Scena
       id: 'watch-ingest',
       title: '1. Watch ingest',
       setup: `${formatInt(events)} MODIFIED events over ${formatInt(objects)} ConfigMaps of ${formatInt(info.meanObjectBytes)} B (with managedFields), one HTTP chunk per event; median of ${options.runs} runs after ${options.warmups} warm-up round(s); each consumer in its own process.`,
-      columns: ['Consumer', 'events/s', 'vs raw', 'vs client-node', 'CPU s / 100k events', 'CPU vs raw', 'heap after GC', 'peak RSS', 'handler calls / event'],
+      columns: ['Consumer', 'events/s', 'vs raw', 'vs client-node', 'CPU s / 100k events', 'CPU vs raw', 'heap after GC', 'of which held', 'peak RSS', 'handler calls / event'],
       rows,
       notes,
       chart: {
