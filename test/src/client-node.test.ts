@@ -271,7 +271,7 @@ describe('@kubernetes/client-node against the embedded API server', { timeout: 1
         errors.push(err);
         if (!stopping) void informer.start();
       });
-      informers.push(informer as unknown as Informer<KubernetesObject>);
+      informers.push(informer);
       await informer.start();
     });
 

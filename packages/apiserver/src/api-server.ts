@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import type { KubeObject } from '@kubeloop/resource';
 import { configMapType, eventType, leaseType, namespaceType, secretType } from './builtin-resources.js';
-import { crdType, storeKeyOfCrd } from './crd-resource.js';
+import { crdType } from './crd-resource.js';
 import { FaultInjector } from './faults.js';
 import type { Faults } from './faults.js';
 import { kubeconfigFor } from './kubeconfig.js';
@@ -131,7 +131,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     store.load(parsed.storeKey, parsed.key, object);
   }
   if (dropped > 0) logger(`kubeloop-apiserver: dropped ${dropped} replayed objects whose type is no longer served`);
-  void storeKeyOfCrd;
   if (log) store.attachLog(log);
 
   for (const name of immortalNamespaces) {

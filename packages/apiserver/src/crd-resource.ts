@@ -174,7 +174,7 @@ export const crdType: ResourceType = {
     }),
 };
 
-/** True when the CRD's status says Established (always, for CRDs this server accepted). */
+/** The store key of the type a CRD defines (`group/plural`). */
 export function storeKeyOfCrd(crd: KubeObject): string {
   const spec = specOf(crd);
   return storeKeyOf({ group: spec.group ?? '', plural: spec.names?.plural ?? '' });
@@ -249,9 +249,10 @@ export function customResourceType(crd: KubeObject): ResourceType {
     },
     openApiSchema(version) {
       const schema = byName.get(version)?.schema?.openAPIV3Schema ?? { type: 'object' };
-      const properties = (schema.properties ?? {}) as Record<string, unknown>;
-      const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = properties;
-      return { ...kindSchema(group, version, kind, rest), ...withoutProperties(schema), properties: kindSchema(group, version, kind, rest).properties };
+      const { apiVersion: _a, kind: _k, metadata: _m, ...properties } = (schema.properties ?? {}) as Record<string, unknown>;
+      // The CRD's own keywords (required, description...) plus the envelope every kind has.
+      const envelope = kindSchema(group, version, kind, properties);
+      return { ...envelope, ...withoutProperties(schema), properties: envelope.properties };
     },
   };
 }

@@ -228,6 +228,18 @@ describe('object semantics', () => {
     assert.equal(empty.body.details.causes[0].message, 'Required value: name or generateName is required');
   });
 
+  test('dryRun=All validates and answers but stores nothing', async () => {
+    const before = server.resourceVersion();
+    const res = await req('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { metadata: { name: 'dry' } });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.metadata.name, 'dry');
+    assert.equal(res.body.metadata.resourceVersion, undefined);
+    assert.equal((await req('GET', '/api/v1/namespaces/default/configmaps/dry')).status, 404);
+    const invalid = await req('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { metadata: { name: 'Dry' } });
+    assert.equal(invalid.status, 422);
+    assert.equal(server.resourceVersion(), before);
+  });
+
   test('generateName creates a unique name from the prefix', async () => {
     const a = await req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { generateName: 'gen-' } });
     const b = await req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { generateName: 'gen-' } });

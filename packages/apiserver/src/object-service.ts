@@ -488,6 +488,8 @@ export class ObjectService {
 
   #dryRunStored(obj: KubeObject, key: string): StoredObject {
     const rv = Number(obj.metadata.resourceVersion ?? '0');
+    // A dry-run create has no resourceVersion yet (the placeholder is not a real one).
+    if (obj.metadata.resourceVersion === '0') delete obj.metadata.resourceVersion;
     return { object: obj, json: JSON.stringify(obj), rv, key };
   }
 

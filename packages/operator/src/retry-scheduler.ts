@@ -4,13 +4,14 @@ import type { Clock, Timer } from './clock.js';
 
 /** Options of a {@link RetryScheduler}. */
 export interface RetrySchedulerOptions<E> {
-  /** Receives each entry when it falls due (in due order; entries due at the same instant in schedule order). */
+  /** Receives each entry when it falls due: wake-ups in time order, the entries of one wake-up in schedule order. */
   onDue: (key: string, entry: E) => void;
   /** Source of time and timers. Default: `realClock`. */
   clock?: Clock | undefined;
   /**
-   * Wake-ups are aligned to multiples of this many milliseconds, so entries due close together
-   * fire in one wake-up: an entry fires at most this much late, never early. Default: 0 (exact).
+   * Wake-ups are aligned to whole multiples of this many milliseconds, so entries due close
+   * together fire in one wake-up: an entry fires less than this much late, never early.
+   * Default: 1 (the resolution of Node's timers).
    */
   resolutionMs?: number | undefined;
 }
@@ -26,7 +27,6 @@ interface KeyList<E> {
 
 interface Node<E> {
   due: number;
-  seq: number;
   entry: E;
   cancelled: boolean;
   list: KeyList<E>;
@@ -41,9 +41,6 @@ interface Bucket<E> {
   nodes: Node<E>[];
   /** Waiting (not cancelled) nodes. */
   live: number;
-  /** False once a node was added with an earlier due time than the one before (then sorted when fired). */
-  sorted: boolean;
-  lastDue: number;
 }
 
 /** Node's timers overflow (and fire at once) beyond 2^31-1 ms; a longer wait is armed in steps. */
@@ -77,7 +74,6 @@ export class RetryScheduler<E> {
   private firing = false;
   private live = 0;
   private cancelled = 0;
-  private seq = 0;
   private running = false;
   private timer: Timer | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
@@ -87,8 +83,8 @@ export class RetryScheduler<E> {
   constructor(options: RetrySchedulerOptions<E>) {
     this.clock = options.clock ?? realClock;
     this.onDue = options.onDue;
-    const resolution = options.resolutionMs ?? 0;
-    if (!(resolution >= 0) || !Number.isFinite(resolution)) throw new InvalidArgumentError(`resolutionMs must be >= 0, got ${resolution}`);
+    const resolution = options.resolutionMs ?? 1;
+    if (!Number.isInteger(resolution) || resolution < 1) throw new InvalidArgumentError(`resolutionMs must be an integer >= 1, got ${resolution}`);
     this.resolutionMs = resolution;
   }
 
@@ -162,7 +158,7 @@ export class RetryScheduler<E> {
       list = { key, head: undefined, count: 0, emptied: false };
       this.byKey.set(key, list);
     }
-    const node: Node<E> = { due: this.now() + (delayMs > 0 ? delayMs : 0), seq: this.seq++, entry, cancelled: false, list, bucket: UNSET, prev: UNSET, next: UNSET };
+    const node: Node<E> = { due: this.now() + (delayMs > 0 ? delayMs : 0), entry, cancelled: false, list, bucket: UNSET, prev: UNSET, next: UNSET };
     const head = list.head;
     if (head === undefined) {
       node.prev = node;
@@ -249,7 +245,6 @@ export class RetryScheduler<E> {
     try {
       for (let b = 0; b < due.length; b++) {
         const nodes = due[b]!.nodes;
-        if (!due[b]!.sorted) nodes.sort(byDueThenSeq);
         for (let i = 0; i < nodes.length; i++) {
           const node = nodes[i]!;
           if (node.cancelled) {
@@ -276,19 +271,15 @@ export class RetryScheduler<E> {
 
   /** Puts a node into the bucket of its wake-up time; returns that time. */
   private place(node: Node<E>): number {
-    const due = node.due;
-    const r = this.resolutionMs;
-    const at = r > 0 ? Math.ceil(due / r) * r : due;
+    const at = Math.ceil(node.due / this.resolutionMs) * this.resolutionMs;
     let bucket = this.buckets.get(at);
     if (bucket === undefined) {
-      bucket = { at, nodes: [node], live: 1, sorted: true, lastDue: due };
+      bucket = { at, nodes: [node], live: 1 };
       this.buckets.set(at, bucket);
       this.pushTime(at);
     } else {
       bucket.nodes.push(node);
       bucket.live++;
-      if (due < bucket.lastDue) bucket.sorted = false;
-      else bucket.lastDue = due;
     }
     node.bucket = bucket;
     return at;
@@ -409,8 +400,4 @@ export class RetryScheduler<E> {
     }
     return top;
   }
-}
-
-function byDueThenSeq<E>(a: Node<E>, b: Node<E>): number {
-  return a.due - b.due || a.seq - b.seq;
 }

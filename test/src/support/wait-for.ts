@@ -21,12 +21,12 @@ export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitF
   for (;;) {
     try {
       const value = await condition();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
     } catch (err) {
       lastError = err;
     }
     if (Date.now() > deadline) {
-      const why = lastError === undefined ? '' : ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
+      const why = lastError === undefined ? '' : ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})`;
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what ?? 'a condition'}${why}`);
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 25));
