@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TARGET_OBJECT_BYTES } from './bench-objects.js';
-import { generateWatchStream, lineAt } from './watch-stream.js';
+import { generateWatchStream, lineAt, listPage } from './watch-stream.js';
 
 interface Line {
   type: string;
@@ -17,6 +17,27 @@ describe('generateWatchStream', () => {
     assert.equal(list.items.length, 50);
     assert.equal(list.metadata.resourceVersion, String(stream.listResourceVersion));
     assert.equal(new Set(list.items.map((i) => i.metadata.name)).size, 50);
+    assert.ok(list.items.every((i) => !('apiVersion' in i) && !('kind' in i)), 'list items carry no apiVersion/kind, as kube-apiserver sends them');
+  });
+
+  test('pages a list with continue tokens and remainingItemCount until the last page', () => {
+    const names: string[] = [];
+    let from = 0;
+    for (let page = 0; page < 10; page++) {
+      const body = JSON.parse(listPage(stream.itemJson, stream.listResourceVersion, from, from + 20).toString()) as {
+        metadata: { continue?: string; remainingItemCount?: number };
+        items: Line['object'][];
+      };
+      names.push(...body.items.map((i) => i.metadata.name));
+      if (body.metadata.continue === undefined) {
+        assert.equal(body.metadata.remainingItemCount, undefined);
+        break;
+      }
+      assert.equal(body.metadata.remainingItemCount, 50 - names.length);
+      from = Number(body.metadata.continue);
+    }
+    assert.equal(names.length, 50);
+    assert.equal(new Set(names).size, 50);
   });
 
   test('makes objects of about 1 KB, each with two managedFields entries', () => {

@@ -24,8 +24,10 @@ export interface LineBuffer {
 
 /** A generated stream. Resource versions: objects 1..objects, the list at `listResourceVersion`, events after it. */
 export interface WatchStream {
-  /** The list response body (`ConfigMapList`). */
+  /** The list response body (`ConfigMapList`); items carry no apiVersion/kind, as kube-apiserver sends them. */
   readonly listBody: Buffer;
+  /** Each list item's JSON, for paginated lists (see {@link listPage}). */
+  readonly itemJson: readonly string[];
   readonly listResourceVersion: number;
   /** One `ADDED` line per object, for watches that start from resourceVersion '' or '0'. */
   readonly addedLines: LineBuffer;
@@ -71,19 +73,30 @@ export function lineAt(lines: LineBuffer, i: number): Buffer {
   return lines.bytes.subarray(lines.offsets[i], lines.offsets[i + 1]);
 }
 
+/**
+ * The body of the list page holding items `[from, to)`: a `continue` token (the next index) and
+ * `remainingItemCount` when more follow, as kube-apiserver answers `limit`.
+ */
+export function listPage(itemJson: readonly string[], resourceVersion: number, from: number, to: number): Buffer {
+  const end = Math.min(to, itemJson.length);
+  const more = end < itemJson.length ? `,"continue":"${end}","remainingItemCount":${itemJson.length - end}` : '';
+  return Buffer.from(
+    `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${resourceVersion}"${more}},"items":[${itemJson.slice(from, end).join(',')}]}`,
+  );
+}
+
 /** Generates the list and the watch stream described by `spec`. Deterministic for a given seed. */
 export function generateWatchStream(spec: WatchStreamSpec): WatchStream {
   const rng = new SeededRandom(spec.seed ?? 42);
   const objects: BenchObject[] = [];
   for (let i = 0; i < spec.objects; i++) objects.push(makeBenchObject(rng, i, i + 1));
   const listResourceVersion = spec.objects;
-  const itemJson = objects.map((o) => JSON.stringify(o));
-  const meanObjectBytes = itemJson.reduce((n, s) => n + Buffer.byteLength(s), 0) / Math.max(1, spec.objects);
-  const listBody = Buffer.from(
-    `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${listResourceVersion}"},"items":[${itemJson.join(',')}]}`,
-  );
+  const fullJson = objects.map((o) => JSON.stringify(o));
+  const meanObjectBytes = fullJson.reduce((n, s) => n + Buffer.byteLength(s), 0) / Math.max(1, spec.objects);
+  // A list item is the object without apiVersion and kind (the list carries them); a watch event has them.
+  const itemJson = objects.map(({ apiVersion: _a, kind: _k, ...rest }) => JSON.stringify(rest));
   const added = new LineBufferBuilder(spec.objects, meanObjectBytes + 40);
-  for (const json of itemJson) added.push(`{"type":"ADDED","object":${json}}`);
+  for (const json of fullJson) added.push(`{"type":"ADDED","object":${json}}`);
   const events = new LineBufferBuilder(spec.events, meanObjectBytes + 40);
   const revisions = new Uint32Array(spec.objects).fill(1);
   for (let i = 0; i < spec.events; i++) {
@@ -93,7 +106,8 @@ export function generateWatchStream(spec: WatchStreamSpec): WatchStream {
     events.push(`{"type":"MODIFIED","object":${JSON.stringify(obj)}}`);
   }
   return {
-    listBody,
+    listBody: listPage(itemJson, listResourceVersion, 0, itemJson.length),
+    itemJson,
     listResourceVersion,
     addedLines: added.build(),
     eventLines: events.build(),

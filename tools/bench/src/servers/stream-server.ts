@@ -2,14 +2,15 @@
  * Child process: a loopback server that serves one pre-generated ConfigMap list and watch stream, the way
  * kube-apiserver writes them: one HTTP chunk per watch event (one `res.write` per line), headers flushed
  * at once, the stream kept open after the last event. Every line exists before the first request, so
- * serving costs one write per event. Honors `resourceVersion` (resume) and `timeoutSeconds`.
+ * serving costs one write per event. Honors `resourceVersion` (resume), `timeoutSeconds` and list
+ * pagination (`limit`, `continue`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BENCH_NAMESPACE } from '../bench-objects.js';
 import { onCommand, onStop, runChildMain, sendReady } from '../child-runtime.js';
 import { nowSeconds } from '../measure.js';
-import { generateWatchStream, lineAt, type LineBuffer, type WatchStreamSpec } from '../watch-stream.js';
+import { generateWatchStream, lineAt, listPage, type LineBuffer, type WatchStreamSpec } from '../watch-stream.js';
 
 /** What the parent learns when the server is listening. */
 export interface StreamServerInfo {
@@ -23,6 +24,7 @@ export interface StreamServerInfo {
 
 /** Counters the parent can ask for (`stats` command) to check that no consumer re-listed or reconnected. */
 export interface StreamServerStats {
+  /** List requests (pages). */
   lists: number;
   watches: number;
   eventsWritten: number;
@@ -49,8 +51,11 @@ runChildMain<WatchStreamSpec>(async (spec) => {
       serveWatch(req, res, url);
     } else {
       stats.lists++;
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': stream.listBody.length });
-      res.end(stream.listBody);
+      const limit = Number(url.searchParams.get('limit') ?? '0');
+      const from = Number(url.searchParams.get('continue') ?? '0');
+      const body = limit > 0 || from > 0 ? listPage(stream.itemJson, stream.listResourceVersion, from, limit > 0 ? from + limit : Infinity) : stream.listBody;
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+      res.end(body);
     }
   });
 
