@@ -16,7 +16,7 @@ export enum ReconcileAction {
 }
 
 /** CREATE -> Created, UPDATE -> Updated, DELETE -> Deleted, anything else -> Unknown. */
-export function reconcileActionFromResourceAction(action: ResourceAction | '' | string): ReconcileAction {
+export function reconcileActionFromResourceAction(action: string): ReconcileAction {
   switch (action) {
     case 'CREATE':
       return ReconcileAction.Created;

@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock } from './clock.js';
 import type { Clock, Timer } from './clock.js';
+import { isInvalidArgumentError } from './errors.js';
 import { RetryScheduler } from './retry-scheduler.js';
 import { seededRandom } from './testing/fake-informer.js';
 
@@ -102,6 +103,48 @@ describe('RetryScheduler', () => {
     assert.equal(clock.nextTimerAt(), 200);
     await clock.advance(1000);
     assert.deepEqual(fired, ['200:x', '200:y', '200:z']);
+  });
+
+  test('stopping from onDue keeps the entries that have not fired yet', async () => {
+    const clock = new VirtualClock();
+    const fired: number[] = [];
+    const s = new RetryScheduler<number>({
+      clock,
+      onDue: (_k, n) => {
+        fired.push(n);
+        if (n === 1) s.stop();
+      },
+    });
+    s.start();
+    for (let i = 0; i < 4; i++) s.schedule(`k${i}`, i, 100);
+    s.schedule('later', 9, 200);
+    await clock.advance(300);
+    assert.deepEqual(fired, [0, 1]);
+    assert.equal(s.size, 3);
+    assert.deepEqual(s.entries('k2'), [2]);
+    s.start();
+    await clock.advance(0);
+    assert.deepEqual(fired, [0, 1, 2, 3, 9]);
+  });
+
+  test('finished entries are not retained: a key that fired has no entries, and new keys get only their own', async () => {
+    const clock = new VirtualClock();
+    const fired: string[] = [];
+    const s = new RetryScheduler<string>({ clock, onDue: (k, e) => fired.push(`${k}=${e}`) });
+    s.start();
+    s.schedule('a', 'first', 10);
+    await clock.advance(10);
+    s.schedule('b', 'second', 10);
+    assert.deepEqual(s.entries('a'), []);
+    assert.equal(s.hasPending('a'), false);
+    assert.deepEqual(s.entries('b'), ['second']);
+    await clock.advance(10);
+    assert.deepEqual(fired, ['a=first', 'b=second']);
+  });
+
+  test('rejects a resolution that is not a positive integer', () => {
+    assert.throws(() => new RetryScheduler<number>({ onDue: () => {}, resolutionMs: 0 }), isInvalidArgumentError);
+    assert.throws(() => new RetryScheduler<number>({ onDue: () => {}, resolutionMs: 2.5 }), isInvalidArgumentError);
   });
 
   test('an entry scheduled with delay 0 while firing waits for the next turn instead of looping', async () => {

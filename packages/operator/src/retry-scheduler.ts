@@ -46,8 +46,11 @@ interface Bucket<E> {
 /** Node's timers overflow (and fire at once) beyond 2^31-1 ms; a longer wait is armed in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const NONE: never[] = [];
+/** Pool sizes: enough to absorb a wake-up's worth of reschedules without holding memory after a burst. */
+const MAX_FREE_NODES = 4096;
+const MAX_FREE_BUCKETS = 256;
 /** Placeholder for fields set right after a node is built (keeps one object shape for every node). */
-const UNSET = undefined as unknown as Node<never> & Bucket<never>;
+const UNSET = undefined as unknown as Node<never> & Bucket<never> & KeyList<never>;
 
 /**
  * Holds delayed work (retries, `requeueAfter`) behind one timer on the injected clock, always armed
@@ -71,6 +74,8 @@ export class RetryScheduler<E> {
   private times: number[] = [];
   private readonly byKey = new Map<string, KeyList<E>>();
   private emptied: KeyList<E>[] = [];
+  private readonly freeNodes: Node<E>[] = [];
+  private readonly freeBuckets: Bucket<E>[] = [];
   private firing = false;
   private live = 0;
   private cancelled = 0;
@@ -158,7 +163,14 @@ export class RetryScheduler<E> {
       list = { key, head: undefined, count: 0, emptied: false };
       this.byKey.set(key, list);
     }
-    const node: Node<E> = { due: this.now() + (delayMs > 0 ? delayMs : 0), entry, cancelled: false, list, bucket: UNSET, prev: UNSET, next: UNSET };
+    const due = this.now() + (delayMs > 0 ? delayMs : 0);
+    let node = this.freeNodes.pop();
+    if (node === undefined) node = { due, entry, cancelled: false, list, bucket: UNSET, prev: UNSET, next: UNSET };
+    else {
+      node.due = due;
+      node.entry = entry;
+      node.list = list;
+    }
     const head = list.head;
     if (head === undefined) {
       node.prev = node;
@@ -244,16 +256,21 @@ export class RetryScheduler<E> {
     this.firing = true;
     try {
       for (let b = 0; b < due.length; b++) {
-        const nodes = due[b]!.nodes;
+        const bucket = due[b]!;
+        const nodes = bucket.nodes;
         for (let i = 0; i < nodes.length; i++) {
           const node = nodes[i]!;
           if (node.cancelled) {
             this.cancelled--;
+            this.recycle(node);
             continue;
           }
           this.live--;
           this.unlink(node);
-          this.onDue(node.list.key, node.entry);
+          const key = node.list.key;
+          const entry = node.entry;
+          this.recycle(node);
+          this.onDue(key, entry);
           if (!this.running) {
             // Stopped from onDue: put back what has not fired.
             this.restore(nodes, i + 1);
@@ -261,6 +278,8 @@ export class RetryScheduler<E> {
             return;
           }
         }
+        nodes.length = 0;
+        if (this.freeBuckets.length < MAX_FREE_BUCKETS) this.freeBuckets.push(bucket);
       }
     } finally {
       this.firing = false;
@@ -274,7 +293,13 @@ export class RetryScheduler<E> {
     const at = Math.ceil(node.due / this.resolutionMs) * this.resolutionMs;
     let bucket = this.buckets.get(at);
     if (bucket === undefined) {
-      bucket = { at, nodes: [node], live: 1 };
+      bucket = this.freeBuckets.pop();
+      if (bucket === undefined) bucket = { at, nodes: [node], live: 1 };
+      else {
+        bucket.at = at;
+        bucket.nodes.push(node);
+        bucket.live = 1;
+      }
       this.buckets.set(at, bucket);
       this.pushTime(at);
     } else {
@@ -291,6 +316,21 @@ export class RetryScheduler<E> {
       if (node.cancelled) this.cancelled--;
       else this.place(node);
     }
+  }
+
+  /**
+   * Returns a finished node to the pool: steady-state retrying (an entry fires, its object fails
+   * again, a new entry is scheduled) then allocates nothing here, which keeps the garbage
+   * collector out of the hot path.
+   */
+  private recycle(node: Node<E>): void {
+    node.entry = undefined as E;
+    node.list = UNSET;
+    node.bucket = UNSET;
+    node.prev = UNSET;
+    node.next = UNSET;
+    node.cancelled = false;
+    if (this.freeNodes.length < MAX_FREE_NODES) this.freeNodes.push(node);
   }
 
   /** Takes a node out of its key's list; an emptied list leaves the key map at the next sweep. */
