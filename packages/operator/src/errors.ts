@@ -15,17 +15,20 @@ export class InvalidArgumentError extends KubeloopError {
   }
 }
 
-/** A typed handler received an object it cannot treat as its type (grafana-app-sdk `CannotCastError`). */
+/**
+ * A typed handler received an object it cannot treat as its type (grafana-app-sdk `CannotCastError`).
+ * Go's `Name` field is `objectName` here: `name` stays the error's class name, as for every Error.
+ */
 export class CannotCastError extends KubeloopError {
   readonly namespace: string;
-  override readonly name: string;
+  readonly objectName: string;
   readonly group: string;
   readonly kind: string;
 
   constructor(meta: Pick<StaticMetadata, 'namespace' | 'name' | 'group' | 'kind'>) {
     super('CannotCastError', `cannot cast ${meta.group}:${meta.kind} (${meta.namespace}/${meta.name}) into type`);
     this.namespace = meta.namespace;
-    this.name = meta.name;
+    this.objectName = meta.name;
     this.group = meta.group;
     this.kind = meta.kind;
   }

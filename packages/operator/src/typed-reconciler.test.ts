@@ -35,7 +35,7 @@ describe('TypedReconciler', () => {
     );
     assert.ok(err instanceof CannotCastError && isCannotCastError(err));
     assert.equal(err.message, 'cannot cast other.io:Gadget (ns/g) into type');
-    assert.deepEqual([err.group, err.kind, err.namespace, err.name], ['other.io', 'Gadget', 'ns', 'g']);
+    assert.deepEqual([err.group, err.kind, err.namespace, err.objectName, err.name], ['other.io', 'Gadget', 'ns', 'g', 'CannotCastError']);
   });
 
   test('uses a type guard when one is given', async () => {
