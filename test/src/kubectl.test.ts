@@ -1,6 +1,7 @@
 /**
  * The real kubectl against the embedded API server: discovery, OpenAPI-backed validation, CRDs,
- * watches, every patch type, finalizer-aware delete, built-ins. kubectl must be installed (the
+ * watches, every patch type, finalizer-aware delete, built-ins, and `get`'s columns (served as
+ * Tables, also on `get -w`). kubectl must be installed (the
  * suite fails, never skips, without it).
  */
 import { after, before, describe, test } from 'node:test';
@@ -92,6 +93,20 @@ describe('kubectl against the embedded API server', { timeout: 180_000 }, () => 
     await watch.kill();
   });
 
+  test('get -w with the default output prints the columns once, then a row per change', async () => {
+    const watch = spawn(['get', 'widgets', '-n', 'default', '-w']);
+    await watch.waitForOutput(/^NAME\s+REPLICAS\nw1\s+7\n/);
+    const patched = await rawRequest(server.url, 'PATCH', `${widgetPath}/w1`, {
+      body: { spec: { replicas: 8 } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(patched.status, 200);
+    await watch.waitForOutput(/^w1\s+8$/m);
+    await watch.kill();
+    assert.equal(watch.stdout.match(/NAME/g)?.length, 1, `one header line: ${watch.stdout}`);
+    assert.equal(watch.stderr, '');
+  });
+
   test('patch --type=merge changes the object', async () => {
     assert.match(await kubectl.ok(['patch', 'widget', 'w1', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":3}}']), /widget\.example\.com\/w1 patched/);
     assert.equal(await kubectl.ok(['get', 'widget', 'w1', '-n', 'default', '-o', 'jsonpath={.spec.replicas}']), '3');
@@ -173,6 +188,114 @@ describe('kubectl against the embedded API server', { timeout: 180_000 }, () => 
     const again = await kubectl.run(['create', 'configmap', 'cm1', '-n', 'default', '--from-literal=a=b']);
     assert.notEqual(again.code, 0);
     assert.match(again.stderr, /configmaps "cm1" already exists/);
+  });
+
+  test('get configmaps shows the DATA column: keys counted by the server', async () => {
+    const out = await kubectl.ok(['get', 'cm', '-n', 'default']);
+    assert.match(out, /^NAME\s+DATA\s+AGE\n/);
+    assert.match(out, /^cm1\s+2\s+\d+s$/m);
+  });
+
+  test("get prints kube-apiserver's columns for namespaces, secrets, leases, events and CRDs", async () => {
+    await kubectl.ok(['create', 'secret', 'generic', 's1', '-n', 'default', '--from-literal=a=b', '--from-literal=c=d']);
+    await kubectl.ok(['apply', '-f', fixture('lease.yaml')]);
+    const event = await rawRequest(server.url, 'POST', '/api/v1/namespaces/default/events', {
+      body: {
+        metadata: { name: 'w1.tour' },
+        involvedObject: { kind: 'Widget', name: 'w1', namespace: 'default' },
+        reason: 'Scaled',
+        message: 'replicas changed',
+        type: 'Normal',
+        firstTimestamp: new Date(Date.now() - 30_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+      },
+    });
+    assert.equal(event.status, 201);
+    const cases: [string[], RegExp, RegExp][] = [
+      [['get', 'ns'], /^NAME\s+STATUS\s+AGE\n/, /^default\s+Active\s+\S+$/m],
+      [['get', 'secrets', '-n', 'default'], /^NAME\s+TYPE\s+DATA\s+AGE\n/, /^s1\s+Opaque\s+2\s+\S+$/m],
+      [['get', 'leases', '-n', 'default'], /^NAME\s+HOLDER\s+AGE\n/, /^kubectl-lease\s+node-a\s+\S+$/m],
+      [['get', 'events', '-n', 'default'], /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n/, /^\d+s\s+Normal\s+Scaled\s+widget\/w1\s+replicas changed$/m],
+      [['get', 'crd'], /^NAME\s+CREATED AT\n/, /^widgets\.example\.com\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m],
+    ];
+    for (const [args, header, row] of cases) {
+      const out = await kubectl.ok(args);
+      assert.match(out, header, `${args.join(' ')}:\n${out}`);
+      assert.match(out, row, `${args.join(' ')}:\n${out}`);
+    }
+    await kubectl.ok(['delete', 'lease', 'kubectl-lease', '-n', 'default']);
+  });
+
+  test('get shows the printer columns of a custom resource, wide ones with -o wide', async () => {
+    const crd = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: playlists.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: playlists, singular: playlist, kind: Playlist}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      subresources: {status: {}}
+      additionalPrinterColumns:
+        - {name: Title, type: string, jsonPath: .spec.title}
+        - {name: Items, type: integer, jsonPath: .spec.itemCount}
+        - {name: Interval, type: string, jsonPath: .spec.interval, priority: 1}
+        - {name: Ready, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].status'}
+        - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                title: {type: string}
+                itemCount: {type: integer}
+                interval: {type: string}
+            status:
+              type: object
+              properties:
+                conditions:
+                  type: array
+                  items:
+                    type: object
+                    properties:
+                      type: {type: string}
+                      status: {type: string}
+`;
+    await kubectl.ok(['apply', '-f', '-'], { input: crd });
+    await kubectl.ok(['wait', '--for', 'condition=Established', 'crd/playlists.example.com', '--timeout=20s']);
+    const playlists = `
+apiVersion: example.com/v1
+kind: Playlist
+metadata: {name: morning, namespace: default}
+spec: {title: Morning news, itemCount: 3, interval: 5m}
+---
+apiVersion: example.com/v1
+kind: Playlist
+metadata: {name: empty, namespace: default}
+spec: {title: Empty}
+`;
+    await kubectl.ok(['apply', '-f', '-'], { input: playlists });
+    const ready = await rawRequest(server.url, 'PATCH', '/apis/example.com/v1/namespaces/default/playlists/morning/status', {
+      body: { status: { conditions: [{ type: 'Synced', status: 'False' }, { type: 'Ready', status: 'True' }] } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(ready.status, 200);
+
+    const out = await kubectl.ok(['get', 'playlists', '-n', 'default']);
+    assert.match(out, /^NAME\s+TITLE\s+ITEMS\s+READY\s+AGE\n/);
+    assert.match(out, /^morning\s+Morning news\s+3\s+True\s+\d+s$/m);
+    assert.match(out, /^empty\s+Empty\s+\d+s$/m, 'missing values are empty cells');
+    const wide = await kubectl.ok(['get', 'playlist', 'morning', '-n', 'default', '-o', 'wide']);
+    assert.match(wide, /^NAME\s+TITLE\s+ITEMS\s+INTERVAL\s+READY\s+AGE\n/);
+    assert.match(wide, /^morning\s+Morning news\s+3\s+5m\s+True\s+\d+s$/m);
+    const sorted = await kubectl.ok(['get', 'playlists', '-n', 'default', '--sort-by=.spec.title', '--no-headers']);
+    assert.deepEqual(sorted.trim().split('\n').map((line) => line.split(/\s+/)[0]), ['empty', 'morning']);
+    await kubectl.ok(['delete', 'crd', 'playlists.example.com']);
   });
 
   test('a Lease makes the round trip with MicroTime intact', async () => {

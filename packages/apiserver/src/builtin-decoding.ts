@@ -1,7 +1,10 @@
 /**
- * Shape checks of built-in kinds, standing in for Go's typed JSON decoding: a field of the wrong
- * JSON type is a 400 BadRequest (`ConfigMap in version "v1" cannot be handled as a ConfigMap:
- * json: cannot unmarshal ...`), and unknown fields are dropped (reported for `fieldValidation`).
+ * The field shapes of built-in kinds: one description of a kind's fields serves both to decode
+ * bodies and to publish the kind's OpenAPI schema.
+ *
+ * Decoding stands in for Go's typed JSON decoding: a field of the wrong JSON type (or a byte map
+ * value that is not base64) is a 400 BadRequest (`ConfigMap in version "v1" cannot be handled as a
+ * ConfigMap: json: cannot unmarshal ...`), and unknown fields are dropped (reported for `fieldValidation`).
  */
 import { badRequest } from './status-error.js';
 import type { StatusError } from './status-error.js';
@@ -12,6 +15,8 @@ export type FieldShape =
   | 'integer'
   | 'boolean'
   | 'stringMap'
+  /** A map of base64 strings (`[]byte` values in Go: ConfigMap `binaryData`, Secret `data`). */
+  | 'bytesMap'
   | 'stringArray'
   | 'microTime'
   | 'time'
@@ -34,6 +39,7 @@ const goTypes: Record<string, string> = {
   integer: 'int32',
   boolean: 'bool',
   stringMap: 'map[string]string',
+  bytesMap: 'map[string][]uint8',
   stringArray: '[]string',
   microTime: 'v1.MicroTime',
   time: 'v1.Time',
@@ -89,9 +95,11 @@ function checkValue(value: unknown, shape: FieldShape, fieldPath: string, struct
     case 'boolean':
       return typeof value === 'boolean' ? undefined : mismatch(goTypes.boolean as string);
     case 'stringMap':
-      if (jsonKind(value) !== 'object') return mismatch('map[string]string');
+    case 'bytesMap':
+      if (jsonKind(value) !== 'object') return mismatch(goTypes[shape] as string);
       for (const v of Object.values(value as Record<string, unknown>)) {
         if (typeof v !== 'string') return `json: cannot unmarshal ${jsonKind(v)} into Go struct field ${structName}.${fieldPath} of type string`;
+        if (shape === 'bytesMap' && !isBase64(v)) return `illegal base64 data in ${structName}.${fieldPath}`;
       }
       return undefined;
     case 'stringArray':
@@ -112,4 +120,35 @@ function checkValue(value: unknown, shape: FieldShape, fieldPath: string, struct
 /** True when `value` is valid standard base64 (Go's `base64.StdEncoding`). */
 export function isBase64(value: string): boolean {
   return value.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(value);
+}
+
+const dateTimeSchema = { type: 'string', format: 'date-time' };
+
+/** The OpenAPI v3 schema of a shape (for `/openapi/v3`); `any` is an unconstrained schema. */
+export function shapeSchema(shape: FieldShape): Record<string, unknown> {
+  if (typeof shape === 'object') return { type: 'object', properties: shapePropertiesSchema(shape.object) };
+  switch (shape) {
+    case 'string':
+      return { type: 'string' };
+    case 'integer':
+      return { type: 'integer', format: 'int32' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'stringMap':
+      return { type: 'object', additionalProperties: { type: 'string', default: '' } };
+    case 'bytesMap':
+      return { type: 'object', additionalProperties: { type: 'string', format: 'byte' } };
+    case 'stringArray':
+      return { type: 'array', items: { type: 'string', default: '' } };
+    case 'microTime':
+    case 'time':
+      return dateTimeSchema;
+    case 'any':
+      return {};
+  }
+}
+
+/** The `properties` of an object schema whose fields have these shapes. */
+export function shapePropertiesSchema(fields: Readonly<Record<string, FieldShape>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).map(([name, shape]) => [name, shapeSchema(shape)]));
 }

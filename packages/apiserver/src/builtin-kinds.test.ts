@@ -73,6 +73,28 @@ describe('built-in kinds', () => {
     assert.deepEqual(res.body.data, { a: 'b' });
   });
 
+  test('ConfigMap binaryData values must be base64 (400 naming the field); data values are any string', async () => {
+    const bad = await req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'bin' }, data: { a: 'not base64!' }, binaryData: { b: 'not base64!' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data in ConfigMap.binaryData');
+    const ok = await req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'bin' }, data: { a: 'not base64!' }, binaryData: { b: 'AAE=' } });
+    assert.equal(ok.status, 201, ok.text);
+  });
+
+  test('the OpenAPI schema of a built-in kind describes the fields it decodes', async () => {
+    const root = await req('GET', '/openapi/v3');
+    const core = (await req('GET', root.body.paths['api/v1'].serverRelativeURL)).body.components.schemas;
+    const configMap = core['io.k8s.api.core.v1.ConfigMap'].properties;
+    assert.deepEqual(Object.keys(configMap), ['apiVersion', 'kind', 'metadata', 'data', 'binaryData', 'immutable']);
+    assert.deepEqual(configMap.binaryData, { type: 'object', additionalProperties: { type: 'string', format: 'byte' } });
+    assert.equal(core['io.k8s.api.core.v1.Secret'].properties.data.additionalProperties.format, 'byte');
+    assert.deepEqual(core['io.k8s.api.core.v1.Event'].properties.involvedObject.properties.fieldPath, { type: 'string' });
+    const coordination = (await req('GET', root.body.paths['apis/coordination.k8s.io/v1'].serverRelativeURL)).body.components.schemas;
+    const lease = coordination['io.k8s.api.coordination.v1.Lease'].properties.spec.properties;
+    assert.deepEqual(lease.renewTime, { type: 'string', format: 'date-time' });
+    assert.deepEqual(lease.leaseDurationSeconds, { type: 'integer', format: 'int32' });
+  });
+
   test('a protobuf body of a kind without a known layout is 400, not a crash', async () => {
     assert.throws(() => decodeProtobufObject(Buffer.from('nope')), /magic/);
     const res = await req('POST', '/api/v1/namespaces/default/configmaps', Buffer.from('k8s\u0000\u0001\u0002'), 'application/vnd.kubernetes.protobuf');

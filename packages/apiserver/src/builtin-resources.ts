@@ -3,13 +3,16 @@
  * (coordination.k8s.io/v1). Each is a {@link ResourceType} whose hooks hold its own rules.
  */
 import type { KubeObject } from '@kubeloop/resource';
-import { checkShape, decodeError, isBase64 } from './builtin-decoding.js';
+import { checkShape, decodeError, shapePropertiesSchema } from './builtin-decoding.js';
 import type { FieldShape } from './builtin-decoding.js';
+import { jsonEqual } from './json-value.js';
 import type { NameRule } from './name-validation.js';
 import { allVerbs } from './resource-type.js';
 import type { DecodeResult, ResourceType } from './resource-type.js';
 import { forbiddenValue, invalidValue } from './status-error.js';
 import type { FieldProblem } from './status-error.js';
+import { configMapPrinter, eventPrinter, leasePrinter, namespacePrinter, secretPrinter } from './table/builtin-printers.js';
+import type { TablePrinter } from './table/table-printer.js';
 
 const typeMetaShape: Record<string, FieldShape> = { apiVersion: 'string', kind: 'string', metadata: 'any' };
 
@@ -28,15 +31,12 @@ export function kindSchema(group: string, version: string, kind: string, propert
   };
 }
 
-const stringMapSchema = { type: 'object', additionalProperties: { type: 'string', default: '' } };
-
-function builtinDecoder(kind: string, shape: Record<string, FieldShape>, check?: (obj: KubeObject, version: string) => void): (obj: KubeObject, version: string) => DecodeResult {
+function builtinDecoder(kind: string, shape: Record<string, FieldShape>): (obj: KubeObject, version: string) => DecodeResult {
   const full: Record<string, FieldShape> = { ...typeMetaShape, ...shape };
   return (obj, version) => {
     const unknownFields: string[] = [];
     const problem = checkShape(obj, full, '', kind, unknownFields);
     if (problem) throw decodeError(kind, version, problem);
-    check?.(obj, version);
     return { unknownFields };
   };
 }
@@ -52,18 +52,18 @@ interface BuiltinInit {
   returnsDeletedObject?: boolean;
   nameRule?: NameRule;
   extraSelectableFields?: string[];
+  /** The kind's fields besides apiVersion, kind and metadata: decoding checks them, the OpenAPI schema describes them. */
   shape: Record<string, FieldShape>;
-  schema: Record<string, unknown>;
+  /** How `kubectl get` prints the kind. */
+  printer: TablePrinter;
   validate?: ResourceType['validate'];
-  /** Checks beyond the JSON shapes (base64 values...); throws a StatusError. */
-  checkDecoded?: (obj: KubeObject, version: string) => void;
   prepareCreate?: ResourceType['prepareCreate'];
   prepareUpdate?: ResourceType['prepareUpdate'];
 }
 
 function builtin(init: BuiltinInit): ResourceType {
   const version = 'v1';
-  const schema = kindSchema(init.group, version, init.kind, init.schema);
+  const schema = kindSchema(init.group, version, init.kind, shapePropertiesSchema(init.shape));
   const type: ResourceType = {
     group: init.group,
     versions: [version],
@@ -83,8 +83,8 @@ function builtin(init: BuiltinInit): ResourceType {
     nameRule: init.nameRule ?? 'subdomain',
     returnsDeletedObject: init.returnsDeletedObject ?? false,
     extraSelectableFields: init.extraSelectableFields ?? [],
-    printerColumns: [],
-    decode: builtinDecoder(init.kind, init.shape, init.checkDecoded),
+    tablePrinter: () => init.printer,
+    decode: builtinDecoder(init.kind, init.shape),
     openApiSchema: () => schema,
   };
   if (init.validate) type.validate = init.validate;
@@ -104,11 +104,8 @@ export const namespaceType: ResourceType = builtin({
   returnsDeletedObject: true,
   nameRule: 'label',
   extraSelectableFields: ['status.phase'],
+  printer: namespacePrinter,
   shape: { spec: { object: { finalizers: 'stringArray' } }, status: { object: { phase: 'string', conditions: 'any' } } },
-  schema: {
-    spec: { type: 'object', properties: { finalizers: { type: 'array', items: { type: 'string' } } } },
-    status: { type: 'object', properties: { phase: { type: 'string' } } },
-  },
   prepareCreate(obj) {
     const spec = (obj.spec ?? {}) as { finalizers?: string[] };
     obj.spec = { ...spec, finalizers: spec.finalizers ?? ['kubernetes'] };
@@ -139,35 +136,25 @@ function immutableDataProblems(obj: KubeObject, old: KubeObject | undefined, fie
   const problems: FieldProblem[] = [];
   if (obj.immutable !== true) problems.push(forbiddenValue('immutable', 'field is immutable when `immutable` is set'));
   for (const field of fields) {
-    if (JSON.stringify(obj[field] ?? {}) !== JSON.stringify(old[field] ?? {})) problems.push(forbiddenValue(field, 'field is immutable when `immutable` is set'));
+    if (!jsonEqual(obj[field] ?? {}, old[field] ?? {})) problems.push(forbiddenValue(field, 'field is immutable when `immutable` is set'));
   }
   return problems;
 }
 
-function base64ValuesProblem(kind: string, field: string, map: unknown): string | undefined {
-  for (const value of Object.values((map ?? {}) as Record<string, string>)) {
-    if (!isBase64(value)) return `illegal base64 data in ${kind}.${field}`;
-  }
-  return undefined;
-}
-
 /** ConfigMaps: `data` (strings), `binaryData` (base64), `immutable`. No generation. */
 export const configMapType: ResourceType = builtin({
-    group: '',
-    kind: 'ConfigMap',
-    plural: 'configmaps',
-    namespaced: true,
-    shortNames: ['cm'],
-    shape: { data: 'stringMap', binaryData: 'stringMap', immutable: 'boolean' },
-    schema: { data: stringMapSchema, binaryData: { type: 'object', additionalProperties: { type: 'string', format: 'byte' } }, immutable: { type: 'boolean' } },
-    validate: (obj, old) => [...configKeyProblems('data', obj.data), ...configKeyProblems('binaryData', obj.binaryData), ...immutableDataProblems(obj, old, ['data', 'binaryData'])],
-    checkDecoded(obj, version) {
-      const problem = base64ValuesProblem('ConfigMap', 'binaryData', obj.binaryData);
-      if (problem) throw decodeError('ConfigMap', version, problem);
-    },
+  group: '',
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  namespaced: true,
+  shortNames: ['cm'],
+  printer: configMapPrinter,
+  shape: { data: 'stringMap', binaryData: 'bytesMap', immutable: 'boolean' },
+  validate: (obj, old) => [...configKeyProblems('data', obj.data), ...configKeyProblems('binaryData', obj.binaryData), ...immutableDataProblems(obj, old, ['data', 'binaryData'])],
 });
 
-function mergeStringData(obj: KubeObject): void {
+/** On every write: `stringData` is merged into `data` (base64) and dropped; `type` defaults to Opaque. */
+function prepareSecret(obj: KubeObject): void {
   const stringData = obj.stringData as Record<string, string> | undefined;
   if (stringData) {
     const data = { ...((obj.data ?? {}) as Record<string, string>) };
@@ -175,39 +162,25 @@ function mergeStringData(obj: KubeObject): void {
     obj.data = data;
   }
   delete obj.stringData;
+  obj.type ??= 'Opaque';
 }
 
 /** Secrets: `data` (base64), `stringData` (merged into data on write), `type` (default Opaque, immutable). */
 export const secretType: ResourceType = builtin({
-    group: '',
-    kind: 'Secret',
-    plural: 'secrets',
-    namespaced: true,
-    extraSelectableFields: ['type'],
-    shape: { data: 'stringMap', stringData: 'stringMap', type: 'string', immutable: 'boolean' },
-    schema: {
-      data: { type: 'object', additionalProperties: { type: 'string', format: 'byte' } },
-      stringData: stringMapSchema,
-      type: { type: 'string' },
-      immutable: { type: 'boolean' },
-    },
-    validate: (obj, old) => {
-      const problems = [...configKeyProblems('data', obj.data), ...immutableDataProblems(obj, old, ['data'])];
-      if (old && old.type !== obj.type) problems.push(invalidValue('type', obj.type, 'field is immutable'));
-      return problems;
-    },
-    prepareCreate(obj) {
-      mergeStringData(obj);
-      obj.type ??= 'Opaque';
-    },
-    prepareUpdate(obj) {
-      mergeStringData(obj);
-      obj.type ??= 'Opaque';
-    },
-    checkDecoded(obj, version) {
-      const problem = base64ValuesProblem('Secret', 'data', obj.data);
-      if (problem) throw decodeError('Secret', version, problem);
-    },
+  group: '',
+  kind: 'Secret',
+  plural: 'secrets',
+  namespaced: true,
+  extraSelectableFields: ['type'],
+  printer: secretPrinter,
+  shape: { data: 'bytesMap', stringData: 'stringMap', type: 'string', immutable: 'boolean' },
+  validate: (obj, old) => {
+    const problems = [...configKeyProblems('data', obj.data), ...immutableDataProblems(obj, old, ['data'])];
+    if (old && old.type !== obj.type) problems.push(invalidValue('type', obj.type, 'field is immutable'));
+    return problems;
+  },
+  prepareCreate: prepareSecret,
+  prepareUpdate: prepareSecret,
 });
 
 const objectReferenceShape: FieldShape = {
@@ -221,6 +194,7 @@ export const eventType: ResourceType = builtin({
   plural: 'events',
   namespaced: true,
   shortNames: ['ev'],
+  printer: eventPrinter,
   extraSelectableFields: [
     'involvedObject.kind',
     'involvedObject.namespace',
@@ -250,18 +224,6 @@ export const eventType: ResourceType = builtin({
     reportingComponent: 'string',
     reportingInstance: 'string',
   },
-  schema: {
-    involvedObject: { type: 'object' },
-    reason: { type: 'string' },
-    message: { type: 'string' },
-    type: { type: 'string' },
-    count: { type: 'integer', format: 'int32' },
-    eventTime: { type: 'string', format: 'date-time' },
-    firstTimestamp: { type: 'string', format: 'date-time' },
-    lastTimestamp: { type: 'string', format: 'date-time' },
-    reportingComponent: { type: 'string' },
-    reportingInstance: { type: 'string' },
-  },
   validate(obj) {
     const involved = obj.involvedObject as { namespace?: string } | undefined;
     if (involved?.namespace && obj.metadata.namespace && involved.namespace !== obj.metadata.namespace) {
@@ -280,6 +242,7 @@ export const leaseType: ResourceType = builtin({
   kind: 'Lease',
   plural: 'leases',
   namespaced: true,
+  printer: leasePrinter,
   shape: {
     spec: {
       object: {
@@ -290,20 +253,6 @@ export const leaseType: ResourceType = builtin({
         leaseTransitions: 'integer',
         strategy: 'string',
         preferredHolder: 'string',
-      },
-    },
-  },
-  schema: {
-    spec: {
-      type: 'object',
-      properties: {
-        holderIdentity: { type: 'string' },
-        leaseDurationSeconds: { type: 'integer', format: 'int32' },
-        acquireTime: { type: 'string', format: 'date-time' },
-        renewTime: { type: 'string', format: 'date-time' },
-        leaseTransitions: { type: 'integer', format: 'int32' },
-        strategy: { type: 'string' },
-        preferredHolder: { type: 'string' },
       },
     },
   },

@@ -4,6 +4,8 @@
  * per-watcher work on the hot path is one `res.write`).
  */
 import type { KubeObject } from '@kubeloop/resource';
+import { singleObjectTableJson } from './table/table-encoding.js';
+import type { TableFormat } from './table/table-encoding.js';
 
 /** An object as stored: the parsed object (never mutated once stored) and its JSON. */
 export interface StoredObject {
@@ -54,23 +56,30 @@ export class ChangeEvent {
   }
 
   /**
-   * A line with another type or version: ADDED for a watcher whose selector the object just
-   * entered, DELETED (with the previous content at this event's resourceVersion) for one it left.
+   * A line with another type, version or encoding: ADDED for a watcher whose selector the object
+   * just entered, DELETED (with the previous content at this event's resourceVersion) for one it
+   * left; with `table`, the object as a one-row Table (with column definitions when `headers`).
+   * Each variant is built once and shared by every watcher that needs it.
    */
-  lineAs(type: ChangeType, apiVersion: string): Buffer {
-    if (type === this.type && apiVersion === this.current.object.apiVersion) return this.line();
-    const cacheKey = `${type} ${apiVersion}`;
+  lineAs(type: ChangeType, apiVersion: string, table?: TableFormat, headers = false): Buffer {
+    if (!table && type === this.type && apiVersion === this.current.object.apiVersion) return this.line();
+    const cacheKey = table ? `${type} ${apiVersion} ${table.key} ${headers}` : `${type} ${apiVersion}`;
     this.#lines ??= new Map();
     let line = this.#lines.get(cacheKey);
     if (line === undefined) {
-      let json: string;
+      let object: KubeObject;
+      let json: () => string;
       if (type === 'DELETED' && this.type !== 'DELETED' && this.previous) {
         const prev = this.previous.object;
-        json = JSON.stringify({ ...prev, apiVersion, metadata: { ...prev.metadata, resourceVersion: String(this.rv) } });
+        const leaving: KubeObject = { ...prev, apiVersion, metadata: { ...prev.metadata, resourceVersion: String(this.rv) } };
+        object = leaving;
+        json = () => JSON.stringify(leaving);
       } else {
-        json = jsonAtApiVersion(this.current, apiVersion);
+        object = this.current.object;
+        json = () => jsonAtApiVersion(this.current, apiVersion);
       }
-      line = Buffer.from(eventLine(type, json), 'utf8');
+      const body = table ? singleObjectTableJson(table, object, json, headers, Date.now()) : json();
+      line = Buffer.from(eventLine(type, body), 'utf8');
       this.#lines.set(cacheKey, line);
     }
     return line;

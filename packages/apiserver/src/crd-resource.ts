@@ -15,6 +15,8 @@ import { invalidValue, requiredValue, unsupportedValue } from './status-error.js
 import type { FieldProblem } from './status-error.js';
 import { isSchemaCompileError, schemaValidatorFor } from './crd-schema.js';
 import type { SchemaValidatorLike } from './crd-schema.js';
+import { createdAtPrinter, customResourcePrinter } from './table/table-printer.js';
+import type { TablePrinter } from './table/table-printer.js';
 import { compareVersionPriority } from './version-priority.js';
 
 /** The parts of a CRD this server reads. */
@@ -155,7 +157,7 @@ export const crdType: ResourceType = {
   nameRule: 'subdomain',
   returnsDeletedObject: true,
   extraSelectableFields: [],
-  printerColumns: [],
+  tablePrinter: () => createdAtPrinter,
   decode(obj): DecodeResult {
     applyDefaults(obj);
     return { unknownFields: [] };
@@ -209,6 +211,8 @@ export function customResourceType(crd: KubeObject): ResourceType {
   const storageVersion = storage.name ?? served[0] ?? 'v1';
   const byName = new Map(allVersions.map((v) => [v.name ?? '', v]));
   const validatorKey = `${crd.metadata.uid ?? crd.metadata.name}/${crd.metadata.generation ?? 0}`;
+  // Each served version prints its own additionalPrinterColumns, compiled on first use.
+  const printers = new Map<string, TablePrinter>();
   const validator = (version: string): SchemaValidatorLike | undefined => {
     const schema = byName.get(version)?.schema?.openAPIV3Schema;
     return schema ? schemaValidatorFor(`${validatorKey}/${version}`, schema) : undefined;
@@ -232,7 +236,11 @@ export function customResourceType(crd: KubeObject): ResourceType {
     nameRule: 'subdomain',
     returnsDeletedObject: true,
     extraSelectableFields: [],
-    printerColumns: storage.additionalPrinterColumns ?? [],
+    tablePrinter(version) {
+      let printer = printers.get(version);
+      if (!printer) printers.set(version, (printer = customResourcePrinter(byName.get(version)?.additionalPrinterColumns)));
+      return printer;
+    },
     decode(obj, version) {
       const v = validator(version);
       const unknownFields: string[] = [];

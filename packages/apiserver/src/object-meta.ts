@@ -29,16 +29,25 @@ const metadataOrder = [
 ] as const;
 const knownMetadataFields = new Set<string>(metadataOrder);
 
+/** True for `[]` and `{}`: Go's `omitempty` leaves such lists and maps out of the JSON. */
+function isEmptyCollection(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+}
+
 /**
- * Returns the object with `apiVersion`, `kind`, `metadata` first and metadata fields in their
- * canonical order; unknown metadata fields are dropped and reported (as `metadata.x`).
+ * Returns the object in its stored form: `apiVersion`, `kind`, `metadata` first, metadata fields
+ * in their canonical order, and no null or empty metadata field (`finalizers: []`, `labels: {}`...
+ * are omitted, as kube-apiserver's `omitempty` does). Unknown metadata fields are dropped and
+ * reported (as `metadata.x`). Every write passes its result through here before it is compared
+ * with the stored object and stored, so the stored form is the same whatever the write.
  */
 export function canonicalObject(obj: KubeObject, unknownFields: string[]): KubeObject {
   const meta = obj.metadata as unknown as Record<string, unknown>;
   const ordered: Record<string, unknown> = {};
   for (const field of metadataOrder) {
     const value = meta[field];
-    if (value !== undefined && value !== null) ordered[field] = value;
+    if (value !== undefined && value !== null && !isEmptyCollection(value)) ordered[field] = value;
   }
   for (const field of Object.keys(meta)) {
     if (!knownMetadataFields.has(field)) unknownFields.push(`metadata.${field}`);

@@ -208,6 +208,109 @@ describe('object semantics', () => {
     );
   });
 
+  describe('empty metadata lists and maps are omitted, as kube-apiserver does', () => {
+    const emptied = ['finalizers', 'ownerReferences', 'labels', 'annotations', 'managedFields'];
+    const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '6b4e6d0a-0000-4000-8000-000000000001' };
+    const widget = (name: string, extra: Record<string, unknown> = {}) => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name, finalizers: ['example.com/hold'], labels: { a: '1' }, annotations: { note: 'x' }, ownerReferences: [owner], ...extra },
+      spec: { replicas: 1 },
+    });
+    const presentEmpties = (meta: Record<string, unknown>): string[] => emptied.filter((f) => f in meta);
+    /** Reads the object back and checks the answer, the stored object and a watch event all omit the emptied fields. */
+    async function assertStoredWithout(name: string, answer: { status: number; text: string; body: { metadata: Record<string, unknown> } }, rv: string): Promise<void> {
+      assert.equal(answer.status, 200, answer.text);
+      assert.deepEqual(presentEmpties(answer.body.metadata), []);
+      const got = await req('GET', `${widgetsPath()}/${name}`);
+      assert.deepEqual(presentEmpties(got.body.metadata), []);
+      assert.doesNotMatch(got.text, /\[\]|\{\}/, 'no empty list or map anywhere in the stored JSON');
+      const w = await watch(`${widgetsPath()}?watch=true&resourceVersion=${rv}&fieldSelector=metadata.name=${name}`).ready();
+      const [event] = await w.waitForEvents(1);
+      assert.deepEqual(presentEmpties(event!.object.metadata), []);
+    }
+
+    test('after a merge patch removes the last finalizer, label, annotation and owner reference', async () => {
+      const created = await req('POST', widgetsPath(), widget('empty-merge'));
+      assert.equal(created.status, 201, created.text);
+      const patched = await req(
+        'PATCH',
+        `${widgetsPath()}/empty-merge`,
+        { metadata: { finalizers: [], ownerReferences: [], labels: { a: null }, annotations: { note: null } } },
+        'application/merge-patch+json',
+      );
+      await assertStoredWithout('empty-merge', patched, created.body.metadata.resourceVersion);
+      assert.equal(patched.body.metadata.generation, 1, 'metadata-only: no generation bump');
+    });
+
+    test('after a JSON patch removes the last element of each', async () => {
+      const created = await req('POST', widgetsPath(), widget('empty-json'));
+      const patched = await req(
+        'PATCH',
+        `${widgetsPath()}/empty-json`,
+        [
+          { op: 'remove', path: '/metadata/finalizers/0' },
+          { op: 'remove', path: '/metadata/ownerReferences/0' },
+          { op: 'remove', path: '/metadata/labels/a' },
+          { op: 'remove', path: '/metadata/annotations/note' },
+        ],
+        'application/json-patch+json',
+      );
+      await assertStoredWithout('empty-json', patched, created.body.metadata.resourceVersion);
+    });
+
+    test('after an update that sends them empty', async () => {
+      const created = await req('POST', widgetsPath(), widget('empty-put'));
+      const body = { ...created.body, metadata: { ...created.body.metadata, finalizers: [], ownerReferences: [], labels: {}, annotations: {}, managedFields: [] } };
+      const updated = await req('PUT', `${widgetsPath()}/empty-put`, body);
+      await assertStoredWithout('empty-put', updated, created.body.metadata.resourceVersion);
+    });
+
+    test('after a server-side apply that creates the object with them empty', async () => {
+      const before = server.resourceVersion();
+      const config = [
+        'apiVersion: example.com/v1',
+        'kind: Widget',
+        'metadata: {name: empty-apply, finalizers: [], ownerReferences: [], labels: {}, annotations: {}}',
+        'spec: {replicas: 1}',
+      ].join('\n');
+      const applied = await req('PATCH', `${widgetsPath()}/empty-apply?fieldManager=test`, config, 'application/apply-patch+yaml');
+      assert.equal(applied.status, 201, applied.text);
+      assert.deepEqual(presentEmpties(applied.body.metadata).filter((f) => f !== 'managedFields'), []);
+      const got = await req('GET', `${widgetsPath()}/empty-apply`);
+      assert.deepEqual(Object.keys(got.body.metadata).filter((k) => emptied.includes(k)), ['managedFields']);
+      const w = await watch(`${widgetsPath()}?watch=true&resourceVersion=${before}&fieldSelector=metadata.name=empty-apply`).ready();
+      const [event] = await w.waitForEvents(1);
+      assert.equal(event!.type, 'ADDED');
+      assert.deepEqual(Object.keys(event!.object.metadata).filter((k: string) => emptied.includes(k)), ['managedFields']);
+    });
+
+    test('an update that leaves managedFields out keeps them; one that sends them empty clears them', async () => {
+      const config = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: managed}\nspec: {replicas: 1}\n';
+      const applied = await req('PATCH', `${widgetsPath()}/managed?fieldManager=test`, config, 'application/apply-patch+yaml');
+      assert.equal(applied.body.metadata.managedFields.length, 1);
+      const { managedFields: _omitted, ...withoutManaged } = applied.body.metadata;
+      const kept = await req('PUT', `${widgetsPath()}/managed`, { ...applied.body, metadata: withoutManaged, spec: { replicas: 2 } });
+      assert.equal(kept.status, 200, kept.text);
+      assert.deepEqual(kept.body.metadata.managedFields, applied.body.metadata.managedFields);
+      const cleared = await req('PUT', `${widgetsPath()}/managed`, { ...kept.body, metadata: { ...kept.body.metadata, managedFields: [] } });
+      assert.equal(cleared.status, 200, cleared.text);
+      assert.equal(cleared.body.metadata.managedFields, undefined);
+    });
+
+    test('sending empty lists and maps to an object without them is a no-op', async () => {
+      const created = await req('POST', widgetsPath(), { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'empty-noop' }, spec: { replicas: 1 } });
+      const rv = created.body.metadata.resourceVersion;
+      const put = await req('PUT', `${widgetsPath()}/empty-noop`, { ...created.body, metadata: { ...created.body.metadata, finalizers: [], labels: {}, annotations: {}, ownerReferences: [] } });
+      assert.equal(put.body.metadata.resourceVersion, rv);
+      const merge = await req('PATCH', `${widgetsPath()}/empty-noop`, { metadata: { finalizers: [], labels: {} } }, 'application/merge-patch+json');
+      assert.equal(merge.body.metadata.resourceVersion, rv);
+      const json = await req('PATCH', `${widgetsPath()}/empty-noop`, [{ op: 'add', path: '/metadata/finalizers', value: [] }], 'application/json-patch+json');
+      assert.equal(json.body.metadata.resourceVersion, rv);
+      assert.deepEqual(presentEmpties(json.body.metadata), []);
+    });
+  });
+
   test('a namespaced create in a missing namespace is 404 NotFound for the namespace', async () => {
     const res = await req('POST', '/api/v1/namespaces/nowhere/configmaps', { metadata: { name: 'x' } });
     assert.equal(res.status, 404);

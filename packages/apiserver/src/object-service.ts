@@ -29,7 +29,7 @@ import type { StoredObject } from './change-event.js';
 import { encodeContinueToken } from './continue-token.js';
 import { crdType, customResourceType, storeKeyOfCrd } from './crd-resource.js';
 import { forgetSchemaValidators } from './crd-schema.js';
-import { jsonEqual } from './json-equal.js';
+import { jsonEqual } from './json-value.js';
 import type { ListOptions } from './list-options.js';
 import { generatedName } from './name-validation.js';
 import type { ObjectStore } from './object-store.js';
@@ -87,6 +87,14 @@ export interface DeleteRequest {
   readonly dryRun: boolean;
 }
 
+/** One page of a list. */
+export interface ListPage {
+  /** The selected objects, in key order. */
+  readonly items: readonly StoredObject[];
+  /** The list's `metadata`: resourceVersion, and continue and remainingItemCount when there are more. */
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
 /** Receives changes of the served types (CRDs created, changed or deleted). */
 export interface TypeListener {
   typeChanged(type: ResourceType, previous: ResourceType | undefined): void;
@@ -131,6 +139,16 @@ function specChanged(type: ResourceType, a: KubeObject, b: KubeObject): boolean 
   return false;
 }
 
+/**
+ * A write that leaves `managedFields` out keeps the stored ones; one that sends an empty list
+ * clears them (as kube-apiserver's field manager does). Runs before the body is normalised, which
+ * drops empty lists and so could no longer tell the two apart.
+ */
+function keepManagedFields(input: KubeObject, old: KubeObject): void {
+  const sent = input.metadata.managedFields as unknown;
+  if ((sent === undefined || sent === null) && old.metadata.managedFields !== undefined) input.metadata.managedFields = old.metadata.managedFields;
+}
+
 /** Objects, with Kubernetes' write rules, over an {@link ObjectStore}. */
 export class ObjectService {
   readonly #registry: ResourceRegistry;
@@ -154,6 +172,14 @@ export class ObjectService {
 
   /** A list response body (JSON text) at `version`, honouring selectors, pagination and resourceVersion rules. */
   list(type: ResourceType, version: string, namespace: string | undefined, opts: ListOptions): string {
+    const page = this.listPage(type, namespace, opts);
+    const apiVersion = apiVersionOf(type, version);
+    const items = page.items.map((stored) => jsonAtApiVersion(stored, apiVersion));
+    return `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(page.metadata)},"items":[${items.join(',')}]}`;
+  }
+
+  /** The objects of one list page and the list's metadata (selectors, pagination and resourceVersion rules applied). */
+  listPage(type: ResourceType, namespace: string | undefined, opts: ListOptions): ListPage {
     const storeKey = storeKeyOf(type);
     const current = this.#store.resourceVersion;
     const requested = opts.resourceVersion;
@@ -170,9 +196,8 @@ export class ObjectService {
     const prefix = namespace !== undefined ? `${namespace}/` : undefined;
     let i = token ? lowerBound(keys, token.start) : prefix ? lowerBound(keys, prefix) : 0;
     if (prefix && token && token.start < prefix) i = lowerBound(keys, prefix);
-    const apiVersion = apiVersionOf(type, version);
     const filtered = opts.labelSelector !== undefined || opts.fieldSelector !== undefined;
-    const items: string[] = [];
+    const items: StoredObject[] = [];
     let lastKey: string | undefined;
     let more = false;
     for (; i < keys.length; i++) {
@@ -189,7 +214,7 @@ export class ObjectService {
         more = true;
         break;
       }
-      items.push(jsonAtApiVersion(stored, apiVersion));
+      items.push(stored);
       lastKey = key;
     }
     const metadata: Record<string, unknown> = { resourceVersion: String(listRv) };
@@ -200,7 +225,7 @@ export class ObjectService {
         metadata.remainingItemCount = end - i;
       }
     }
-    return `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[${items.join(',')}]}`;
+    return { items, metadata };
   }
 
   // --- writes ---
@@ -267,6 +292,7 @@ export class ObjectService {
     return this.#store.exclusive(async () => {
       const existing = this.get(type, namespace, name);
       const obj = this.#prepareBody(type, version, body, namespace, name);
+      keepManagedFields(obj, existing.object);
       const decoded = this.#decode(type, version, obj, opts.fieldValidation);
       return this.#update(type, version, existing, decoded.obj, opts, true, decoded.warnings);
     });
@@ -325,6 +351,7 @@ export class ObjectService {
       const obj = this.#prepareBody(type, version, patched, namespace, name);
       const rv = obj.metadata.resourceVersion;
       if (rv && rv !== existing.object.metadata.resourceVersion) throw staleConflict(type, name);
+      keepManagedFields(obj, existing.object);
       const decoded = this.#decode(type, version, obj, opts.fieldValidation);
       return this.#update(type, version, existing, decoded.obj, opts, false, decoded.warnings);
     });
@@ -384,7 +411,6 @@ export class ObjectService {
       else delete meta.deletionGracePeriodSeconds;
       if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
       else delete meta.generation;
-      if (meta.managedFields === undefined && oldMeta.managedFields !== undefined) meta.managedFields = oldMeta.managedFields;
       if (type.statusSubresource) {
         if (old.status === undefined) delete next.status;
         else next.status = old.status;
@@ -445,8 +471,9 @@ export class ObjectService {
       next.metadata.deletionGracePeriodSeconds = 0;
       if (type.hasGeneration) next.metadata.generation = (meta.generation ?? 0) + 1;
       if (isNamespace) next.status = { ...(next.status as Record<string, unknown> | undefined), phase: 'Terminating' };
-      if (dryRun) return { stored: this.#dryRunStored(next, existing.key), deleted: false };
-      const stored = await this.#store.put(storeKeyOf(type), existing.key, canonicalObject(next, []));
+      const deleting = canonicalObject(next, []);
+      if (dryRun) return { stored: this.#dryRunStored(deleting, existing.key), deleted: false };
+      const stored = await this.#store.put(storeKeyOf(type), existing.key, deleting);
       if (isNamespace) {
         await this.#deleteNamespaceContents(meta.name);
         const after = this.#store.get(storeKeyOf(type), existing.key);

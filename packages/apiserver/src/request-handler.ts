@@ -10,7 +10,7 @@ import { jsonAtApiVersion } from './change-event.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
 import { parseListOptions } from './list-options.js';
-import type { ObjectService, WriteOptions } from './object-service.js';
+import type { ListPage, ObjectService, WriteOptions } from './object-service.js';
 import type { ObjectStore } from './object-store.js';
 import type { OpenApiDocuments } from './openapi.js';
 import { decodeProtobufObject, protobufMediaType } from './protobuf-decoding.js';
@@ -21,6 +21,9 @@ import type { ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf } from './resource-type.js';
 import type { FieldValidation, ResourceType } from './resource-type.js';
 import { StatusError, badRequest, internalError, methodNotAllowed, pathNotFound } from './status-error.js';
+import { singleObjectTableJson, tableFormat, tableJson, tableRowJson } from './table/table-encoding.js';
+import { tableRequestOf } from './table/table-request.js';
+import type { TableRequest } from './table/table-request.js';
 import type { WatchHub } from './watch-hub.js';
 import { serveWatch } from './watch-request.js';
 
@@ -169,15 +172,21 @@ export class RequestHandler {
       case 'get': {
         if (route.legacyWatch) throw methodNotAllowed();
         const stored = service.get(type, namespace, name as string);
-        return sendJson(res, 200, this.#objectJson(type, version, stored));
+        const table = tableRequestOf(req.headers.accept, params);
+        if (!table) return sendJson(res, 200, this.#objectJson(type, version, stored));
+        const format = tableFormat(table, type.tablePrinter(version));
+        return sendJson(res, 200, singleObjectTableJson(format, stored.object, () => this.#objectJson(type, version, stored), true, Date.now()));
       }
       case 'list': {
         const opts = parseListOptions(type, params);
-        return sendJson(res, 200, service.list(type, version, namespace, opts));
+        const table = tableRequestOf(req.headers.accept, params);
+        if (!table) return sendJson(res, 200, service.list(type, version, namespace, opts));
+        return sendJson(res, 200, this.#listTable(type, version, service.listPage(type, namespace, opts), table));
       }
       case 'watch': {
+        const table = tableRequestOf(req.headers.accept, params);
         const opts = parseListOptions(type, params);
-        serveWatch(this.#deps.store, this.#deps.hub, type, version, namespace, { ...opts, watch: true }, res);
+        serveWatch(this.#deps.store, this.#deps.hub, type, version, namespace, { ...opts, watch: true }, table, res);
         return;
       }
       case 'create': {
@@ -242,6 +251,14 @@ export class RequestHandler {
     details.kind = type.plural;
     details.uid = result.stored.object.metadata.uid;
     return sendJson(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
+  }
+
+  /** A list page as a Table: one row per object, the list's metadata. */
+  #listTable(type: ResourceType, version: string, page: ListPage, table: TableRequest): string {
+    const printer = type.tablePrinter(version);
+    const now = Date.now();
+    const rows = page.items.map((stored) => tableRowJson(printer, stored.object, () => this.#objectJson(type, version, stored), table, now));
+    return tableJson(table, printer.columnDefinitions, page.metadata, rows);
   }
 
   #objectJson(type: ResourceType, version: string, stored: StoredObject): string {

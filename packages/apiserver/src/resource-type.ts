@@ -6,6 +6,7 @@
 import type { KubeObject } from '@kubeloop/resource';
 import type { NameRule } from './name-validation.js';
 import type { FieldProblem } from './status-error.js';
+import type { TablePrinter } from './table/table-printer.js';
 
 /** How a write asks unknown fields to be handled (`fieldValidation` query parameter). */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -46,8 +47,8 @@ export interface ResourceType {
   readonly returnsDeletedObject: boolean;
   /** Field selector labels besides `metadata.name` and `metadata.namespace`. */
   readonly extraSelectableFields: readonly string[];
-  /** Printer columns for `kubectl get` Tables (besides NAME and AGE). */
-  readonly printerColumns: readonly PrinterColumn[];
+  /** How objects are printed as a Table at a served version (`kubectl get`'s columns). */
+  tablePrinter(version: string): TablePrinter;
   /**
    * Checks the shape of a body and drops fields the kind does not know, in place.
    * Throws a StatusError (400 for undecodable bodies). Default: accept anything.

@@ -13,13 +13,18 @@ import type { ObjectStore } from './object-store.js';
 import { apiVersionOf, storeKeyOf } from './resource-type.js';
 import type { ResourceType } from './resource-type.js';
 import { tooOldResourceVersion } from './status-error.js';
+import { tableFormat } from './table/table-encoding.js';
+import type { TableRequest } from './table/table-request.js';
 import type { WatchHub } from './watch-hub.js';
 import { WatchStream } from './watch-stream.js';
 
 /** Annotation of the bookmark that ends the initial events of a streaming list. */
 export const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
 
-/** Starts a watch on `res`; returns the stream (already registered with the hub). */
+/**
+ * Starts a watch on `res`; returns the stream (already registered with the hub). With `table`,
+ * every event object is a one-row Table (`kubectl get -w`), the first one with the column definitions.
+ */
 export function serveWatch(
   store: ObjectStore,
   hub: WatchHub,
@@ -27,6 +32,7 @@ export function serveWatch(
   version: string,
   namespace: string | undefined,
   opts: ListOptions,
+  table: TableRequest | undefined,
   res: ServerResponse,
 ): WatchStream {
   const storeKey = storeKeyOf(type);
@@ -48,6 +54,7 @@ export function serveWatch(
     fieldSelector: opts.fieldSelector,
     sinceRv: initialEvents || fromNow ? current : (requested ?? current),
     bookmarks: opts.allowWatchBookmarks,
+    table: table ? tableFormat(table, type.tablePrinter(version)) : undefined,
   });
 
   if (initialEvents) {

@@ -10,6 +10,8 @@ import type { ServerResponse } from 'node:http';
 import type { FieldSelector, KubeObject, LabelSelector } from '@kubeloop/resource';
 import { eventLine, jsonAtApiVersion } from './change-event.js';
 import type { ChangeEvent, ChangeType, StoredObject } from './change-event.js';
+import { singleObjectTableJson } from './table/table-encoding.js';
+import type { TableFormat } from './table/table-encoding.js';
 
 /** A client buffering more than this is cut off, as the real server drops watchers that do not read. */
 const maxBufferedBytes = 64 * 1024 * 1024;
@@ -28,6 +30,11 @@ export interface WatchStreamOptions {
   readonly sinceRv: number;
   /** The client asked for BOOKMARK events. */
   readonly bookmarks: boolean;
+  /**
+   * Events carry one-row Tables rather than objects (kubectl's `get -w`); the first event of the
+   * stream carries the column definitions. Undefined: plain objects.
+   */
+  readonly table: TableFormat | undefined;
 }
 
 /** An open watch. */
@@ -39,6 +46,8 @@ export class WatchStream {
   readonly #res: ServerResponse;
   readonly #filtered: boolean;
   readonly #closeHandlers: (() => void)[] = [];
+  /** Table column definitions still to be sent (with the first event). */
+  #tableHeaders = true;
 
   constructor(res: ServerResponse, options: WatchStreamOptions) {
     this.#res = res;
@@ -79,7 +88,8 @@ export class WatchStream {
     if (this.#closed || event.rv <= this.options.sinceRv) return;
     const apiVersion = this.options.apiVersion;
     if (!this.#filtered) {
-      this.#write(apiVersion === event.current.object.apiVersion ? event.line() : event.lineAs(event.type, apiVersion));
+      if (this.options.table) this.#write(event.lineAs(event.type, apiVersion, this.options.table, this.#takeTableHeaders()));
+      else this.#write(apiVersion === event.current.object.apiVersion ? event.line() : event.lineAs(event.type, apiVersion));
       return;
     }
     const now = event.type !== 'DELETED' && this.matches(event.current.object);
@@ -91,19 +101,38 @@ export class WatchStream {
     } else if (now) type = before ? 'MODIFIED' : 'ADDED';
     else if (before) type = 'DELETED';
     else return;
-    this.#write(event.lineAs(type, apiVersion));
+    const table = this.options.table;
+    this.#write(table ? event.lineAs(type, apiVersion, table, this.#takeTableHeaders()) : event.lineAs(type, apiVersion));
+  }
+
+  /** True for the stream's first Table event (the one that carries the column definitions). */
+  #takeTableHeaders(): boolean {
+    const headers = this.#tableHeaders;
+    this.#tableHeaders = false;
+    return headers;
+  }
+
+  /** The event object's JSON: the object itself, or as a one-row Table. */
+  #objectJson(object: KubeObject, json: () => string): string {
+    const table = this.options.table;
+    return table ? singleObjectTableJson(table, object, json, this.#takeTableHeaders(), Date.now()) : json();
   }
 
   /** Sends a synthetic ADDED for an existing object (watch from '' / '0', initial events). */
   sendExisting(stored: StoredObject): void {
-    this.#write(eventLine('ADDED', jsonAtApiVersion(stored, this.options.apiVersion)));
+    this.#write(eventLine('ADDED', this.#objectJson(stored.object, () => jsonAtApiVersion(stored, this.options.apiVersion))));
   }
 
-  /** Sends a BOOKMARK at `rv`, optionally annotated (`k8s.io/initial-events-end`). */
+  /**
+   * Sends a BOOKMARK at `rv`, optionally annotated (`k8s.io/initial-events-end`). A Table watch
+   * gets the bookmark object as a one-row Table, as kube-apiserver transforms every event object.
+   */
   sendBookmark(rv: number, annotations?: Record<string, string>): void {
     const metadata: Record<string, unknown> = { resourceVersion: String(Math.max(rv, this.options.sinceRv)) };
     if (annotations) metadata.annotations = annotations;
-    this.#write(`{"type":"BOOKMARK","object":${JSON.stringify({ kind: this.options.kind, apiVersion: this.options.apiVersion, metadata })}}\n`);
+    // A bookmark's metadata has no name: it is not a real object.
+    const bookmark = { kind: this.options.kind, apiVersion: this.options.apiVersion, metadata } as unknown as KubeObject;
+    this.#write(eventLine('BOOKMARK', this.#objectJson(bookmark, () => JSON.stringify(bookmark))));
   }
 
   /** Sends an ERROR event with a Status object. */

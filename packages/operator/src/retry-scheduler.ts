@@ -16,20 +16,22 @@ export interface RetrySchedulerOptions<E> {
   resolutionMs?: number | undefined;
 }
 
-/** The waiting entries of one key: an intrusive circular list, so that firing and cancelling need no map lookup. */
+/** The waiting entries of one key, in schedule order: an intrusive circular list of nodes. */
 interface KeyList<E> {
   key: string;
   head: Node<E> | undefined;
   count: number;
-  /** Queued for removal from the key map once the current firing is over. */
-  emptied: boolean;
 }
 
 interface Node<E> {
   due: number;
+  /** Schedule order, to rebuild the key index in that order. */
+  seq: number;
+  key: string;
   entry: E;
   cancelled: boolean;
-  list: KeyList<E>;
+  /** The node's key list; undefined while the key index is not built. */
+  list: KeyList<E> | undefined;
   bucket: Bucket<E>;
   prev: Node<E>;
   next: Node<E>;
@@ -49,8 +51,12 @@ const NONE: never[] = [];
 /** Pool sizes: enough to absorb a wake-up's worth of reschedules without holding memory after a burst. */
 const MAX_FREE_NODES = 4096;
 const MAX_FREE_BUCKETS = 256;
+/** Idle key lists are swept once they number more than this and more than the lists in use. */
+const MIN_IDLE_LISTS_TO_SWEEP = 1024;
+/** The key index is dropped after this many schedules (and twice the waiting entries) without a key query. */
+const MIN_UNQUERIED_SCHEDULES_TO_DROP_INDEX = 4096;
 /** Placeholder for fields set right after a node is built (keeps one object shape for every node). */
-const UNSET = undefined as unknown as Node<never> & Bucket<never> & KeyList<never>;
+const UNSET = undefined as unknown as Node<never> & Bucket<never>;
 
 /**
  * Holds delayed work (retries, `requeueAfter`) behind one timer on the injected clock, always armed
@@ -59,11 +65,17 @@ const UNSET = undefined as unknown as Node<never> & Bucket<never> & KeyList<neve
  * per-object queue) rather than run here.
  *
  * Layout (a calendar queue): entries that wake up at the same time share a bucket (an array, in
- * schedule order); one min-heap orders the bucket times; each key's entries form an intrusive list.
- * `schedule` is O(1) (plus O(log b) when it opens a bucket), firing is O(1) per entry with
- * sequential memory access, `cancel` is O(entries of that key) with lazy removal. With
- * `resolutionMs`, one wake-up serves every entry due in that window. Memory follows the waiting
- * entries: cancelled ones are compacted away once they outnumber them.
+ * schedule order); one min-heap orders the bucket times. `schedule` is O(1) (plus O(log b) when it
+ * opens a bucket), firing is O(1) per entry with sequential memory access. With `resolutionMs`,
+ * one wake-up serves every entry due in that window. Memory follows the waiting entries: cancelled
+ * ones are compacted away once they outnumber them.
+ *
+ * The key index (each key's entries, for {@link cancel}, {@link hasPending}, {@link pending} and
+ * {@link entries}) is built on the first such query and kept up to date while queries keep coming;
+ * after many schedules with no query (a retry storm with no new events: nothing to cancel) it is
+ * dropped and rebuilt on the next query, in O(waiting entries). Keeping it costs a hash lookup
+ * and list links per schedule on a map as large as the failing objects, the biggest per-retry cost
+ * at scale; the rebuild is paid for by at least twice as many schedules that skipped it.
  */
 export class RetryScheduler<E> {
   private readonly clock: Clock;
@@ -72,11 +84,9 @@ export class RetryScheduler<E> {
   private readonly buckets = new Map<number, Bucket<E>>();
   /** Min-heap of bucket times. */
   private times: number[] = [];
-  private readonly byKey = new Map<string, KeyList<E>>();
-  private emptied: KeyList<E>[] = [];
   private readonly freeNodes: Node<E>[] = [];
   private readonly freeBuckets: Bucket<E>[] = [];
-  private firing = false;
+  private seq = 0;
   private live = 0;
   private cancelled = 0;
   private running = false;
@@ -84,6 +94,22 @@ export class RetryScheduler<E> {
   private armedFor = Number.POSITIVE_INFINITY;
   private cachedNow = 0;
   private nowCached = false;
+
+  // Key index (see the class comment).
+  private indexed = false;
+  private byKey = new Map<string, KeyList<E>>();
+  /** Lists in `byKey` with no waiting entry: kept so that a key that keeps failing reuses its list. */
+  private idleLists = 0;
+  /** Schedules since the last key query, while indexed. */
+  private unqueried = 0;
+
+  // Firing state: the detached due buckets, and the position of the entry handed to `onDue`.
+  private firing = false;
+  private firingBuckets: Bucket<E>[] = NONE;
+  private firingBucket = 0;
+  private firingNode = 0;
+  /** Counts {@link clear} calls, so that a wake-up notices one made from `onDue`. */
+  private clears = 0;
 
   constructor(options: RetrySchedulerOptions<E>) {
     this.clock = options.clock ?? realClock;
@@ -98,21 +124,24 @@ export class RetryScheduler<E> {
     return this.live;
   }
 
-  /** True when `key` has waiting entries (one map lookup: the controller's per-event fast path). */
+  /** True when `key` has waiting entries (one map lookup once the key index is built: the controller's per-event fast path). */
   hasPending(key: string): boolean {
-    const list = this.byKey.get(key);
+    if (this.live === 0) return false;
+    const list = this.keyList(key);
     return list !== undefined && list.count > 0;
   }
 
   /** Number of entries waiting for `key`. */
   pending(key: string): number {
-    return this.byKey.get(key)?.count ?? 0;
+    if (this.live === 0) return 0;
+    return this.keyList(key)?.count ?? 0;
   }
 
   /** The entries waiting for `key`, in schedule order. */
   entries(key: string): E[] {
     const out: E[] = [];
-    const head = this.byKey.get(key)?.head;
+    if (this.live === 0) return out;
+    const head = this.keyList(key)?.head;
     if (head === undefined) return out;
     let node = head;
     do {
@@ -143,13 +172,13 @@ export class RetryScheduler<E> {
     this.disarm();
   }
 
-  /** Drops every entry; returns how many there were. */
+  /** Drops every entry (also the rest of a wake-up, when called from `onDue`); returns how many there were. */
   clear(): number {
     const n = this.live;
+    this.clears++;
     this.buckets.clear();
     this.times = [];
-    this.byKey.clear();
-    this.emptied = [];
+    this.forgetIndex();
     this.live = 0;
     this.cancelled = 0;
     this.disarm();
@@ -158,40 +187,28 @@ export class RetryScheduler<E> {
 
   /** Queues `entry` for `key`, due `delayMs` (clamped to >= 0) from now. */
   schedule(key: string, entry: E, delayMs: number): void {
-    let list = this.byKey.get(key);
-    if (list === undefined) {
-      list = { key, head: undefined, count: 0, emptied: false };
-      this.byKey.set(key, list);
-    }
     const due = this.now() + (delayMs > 0 ? delayMs : 0);
     let node = this.freeNodes.pop();
-    if (node === undefined) node = { due, entry, cancelled: false, list, bucket: UNSET, prev: UNSET, next: UNSET };
+    if (node === undefined) node = { due, seq: this.seq++, key, entry, cancelled: false, list: undefined, bucket: UNSET, prev: UNSET, next: UNSET };
     else {
       node.due = due;
+      node.seq = this.seq++;
+      node.key = key;
       node.entry = entry;
-      node.list = list;
     }
-    const head = list.head;
-    if (head === undefined) {
-      node.prev = node;
-      node.next = node;
-      list.head = node;
-    } else {
-      const tail = head.prev;
-      node.prev = tail;
-      node.next = head;
-      tail.next = node;
-      head.prev = node;
+    if (this.indexed) {
+      if (++this.unqueried > MIN_UNQUERIED_SCHEDULES_TO_DROP_INDEX && this.unqueried > 2 * this.live) this.forgetIndex();
+      else this.link(node, this.listFor(key));
     }
-    list.count++;
     this.live++;
     const at = this.place(node);
     if (this.running && at < this.armedFor) this.arm();
   }
 
-  /** Removes the waiting entries of `key` that `predicate` accepts and returns them. */
+  /** Removes the waiting entries of `key` that `predicate` accepts and returns them, in schedule order. */
   cancel(key: string, predicate: (entry: E) => boolean): E[] {
-    const list = this.byKey.get(key);
+    if (this.live === 0) return NONE;
+    const list = this.keyList(key);
     if (list === undefined || list.head === undefined) return NONE;
     let removed: E[] | undefined;
     let node = list.head;
@@ -204,7 +221,7 @@ export class RetryScheduler<E> {
         node.bucket.live--;
         this.live--;
         this.cancelled++;
-        this.unlink(node);
+        this.unlink(node, list);
         (removed ??= []).push(node.entry);
       }
       if (last) break;
@@ -212,7 +229,7 @@ export class RetryScheduler<E> {
     }
     if (removed === undefined) return NONE;
     if (this.firing) return removed; // the firing loop sweeps, and counts the cancelled nodes it detached
-    this.sweep();
+    this.sweepIdleLists();
     // Lazy deletion: compact once cancelled nodes outnumber waiting ones, so memory follows waiting entries.
     if (this.cancelled > 64 && this.cancelled > this.live) this.compact();
     return removed;
@@ -220,8 +237,8 @@ export class RetryScheduler<E> {
 
   /**
    * The clock's time, read once per synchronous run of code: a burst of `schedule` calls (one
-   * task failing many objects) reads the clock once, as Node's own timers use the event loop's
-   * cached time. Clock reads are system calls on some hosts.
+   * task failing many objects, or one wake-up whose owner reschedules what fired) reads the clock
+   * once, as Node's own timers use the event loop's cached time.
    */
   private now(): number {
     if (!this.nowCached) {
@@ -254,10 +271,13 @@ export class RetryScheduler<E> {
       due.push(bucket);
     }
     this.firing = true;
+    this.firingBuckets = due;
+    const clears = this.clears;
     try {
-      for (let b = 0; b < due.length; b++) {
+      firing: for (let b = 0; b < due.length; b++) {
         const bucket = due[b]!;
         const nodes = bucket.nodes;
+        this.firingBucket = b;
         for (let i = 0; i < nodes.length; i++) {
           const node = nodes[i]!;
           if (node.cancelled) {
@@ -266,11 +286,14 @@ export class RetryScheduler<E> {
             continue;
           }
           this.live--;
-          this.unlink(node);
-          const key = node.list.key;
+          const list = node.list;
+          if (list !== undefined) this.unlink(node, list);
+          const key = node.key;
           const entry = node.entry;
           this.recycle(node);
+          this.firingNode = i;
           this.onDue(key, entry);
+          if (this.clears !== clears) break firing; // cleared from onDue: the rest of this wake-up is dropped too
           if (!this.running) {
             // Stopped from onDue: put back what has not fired.
             this.restore(nodes, i + 1);
@@ -283,7 +306,8 @@ export class RetryScheduler<E> {
       }
     } finally {
       this.firing = false;
-      this.sweep();
+      this.firingBuckets = NONE;
+      this.sweepIdleLists();
     }
     this.arm();
   };
@@ -325,7 +349,7 @@ export class RetryScheduler<E> {
    */
   private recycle(node: Node<E>): void {
     node.entry = undefined as E;
-    node.list = UNSET;
+    node.list = undefined;
     node.bucket = UNSET;
     node.prev = UNSET;
     node.next = UNSET;
@@ -333,16 +357,50 @@ export class RetryScheduler<E> {
     if (this.freeNodes.length < MAX_FREE_NODES) this.freeNodes.push(node);
   }
 
-  /** Takes a node out of its key's list; an emptied list leaves the key map at the next sweep. */
-  private unlink(node: Node<E>): void {
-    const list = node.list;
+  // --- key index ---
+
+  /** The list of `key` in the key index (built first if needed); counts as a key query. */
+  private keyList(key: string): KeyList<E> | undefined {
+    this.unqueried = 0;
+    if (!this.indexed) this.buildIndex();
+    return this.byKey.get(key);
+  }
+
+  /** The list of `key`, created (or revived from idle) for a new entry. */
+  private listFor(key: string): KeyList<E> {
+    let list = this.byKey.get(key);
+    if (list === undefined) {
+      list = { key, head: undefined, count: 0 };
+      this.byKey.set(key, list);
+    } else if (list.count === 0) this.idleLists--;
+    return list;
+  }
+
+  /** Appends a node to a key list (schedule order). */
+  private link(node: Node<E>, list: KeyList<E>): void {
+    node.list = list;
+    const head = list.head;
+    if (head === undefined) {
+      node.prev = node;
+      node.next = node;
+      list.head = node;
+    } else {
+      const tail = head.prev;
+      node.prev = tail;
+      node.next = head;
+      tail.next = node;
+      head.prev = node;
+    }
+    list.count++;
+  }
+
+  /** Takes a node out of its key's list; an emptied list stays in the key map, idle. */
+  private unlink(node: Node<E>, list: KeyList<E>): void {
+    node.list = undefined;
     list.count--;
     if (list.count === 0) {
       list.head = undefined;
-      if (!list.emptied) {
-        list.emptied = true;
-        this.emptied.push(list);
-      }
+      this.idleLists++;
       return;
     }
     node.prev.next = node.next;
@@ -350,16 +408,74 @@ export class RetryScheduler<E> {
     if (list.head === node) list.head = node.next;
   }
 
-  /** Removes lists left empty from the key map (after firing, so an owner that reschedules the same key keeps its list). */
-  private sweep(): void {
-    const emptied = this.emptied;
-    if (emptied.length === 0) return;
-    this.emptied = [];
-    for (const list of emptied) {
-      list.emptied = false;
-      if (list.count === 0 && this.byKey.get(list.key) === list) this.byKey.delete(list.key);
-    }
+  /**
+   * Removes idle lists from the key map once they outnumber the lists in use (and a floor): one
+   * pass over the map per that many emptied lists, so O(1) amortized, and memory follows the keys
+   * with waiting entries. Not while firing, so an owner that reschedules the same key keeps its list.
+   */
+  private sweepIdleLists(): void {
+    const idle = this.idleLists;
+    if (idle <= MIN_IDLE_LISTS_TO_SWEEP || idle <= this.byKey.size - idle) return;
+    for (const [key, list] of this.byKey) if (list.count === 0) this.byKey.delete(key);
+    this.idleLists = 0;
   }
+
+  /** Builds the key index from every waiting node, each key's list in schedule order. */
+  private buildIndex(): void {
+    this.indexed = true;
+    this.unqueried = 0;
+    if (this.live === 0) return;
+    // Buckets are in no particular order: a key whose entries arrive out of schedule order is sorted afterwards.
+    const unordered = new Set<KeyList<E>>();
+    const add = (node: Node<E>): void => {
+      if (node.cancelled) return;
+      const list = this.listFor(node.key);
+      const tail = list.head?.prev;
+      if (tail !== undefined && tail.seq > node.seq) unordered.add(list);
+      this.link(node, list);
+    };
+    for (const bucket of this.buckets.values()) for (const node of bucket.nodes) add(node);
+    if (this.firing) {
+      // The due buckets are detached from `buckets`; their nodes after the one being fired still wait.
+      const due = this.firingBuckets;
+      const nodes = due[this.firingBucket]!.nodes;
+      for (let i = this.firingNode + 1; i < nodes.length; i++) add(nodes[i]!);
+      for (let b = this.firingBucket + 1; b < due.length; b++) for (const node of due[b]!.nodes) add(node);
+    }
+    for (const list of unordered) this.sortList(list);
+  }
+
+  /** Relinks a key list in schedule order. */
+  private sortList(list: KeyList<E>): void {
+    const nodes: Node<E>[] = [];
+    let node = list.head!;
+    do {
+      nodes.push(node);
+      node = node.next;
+    } while (node !== list.head);
+    nodes.sort((a, b) => a.seq - b.seq);
+    list.head = undefined;
+    list.count = 0;
+    for (const n of nodes) this.link(n, list);
+  }
+
+  /** Drops the key index: every node forgets its list (O(waiting entries), paid for by the schedules that skipped the index). */
+  private forgetIndex(): void {
+    if (!this.indexed) return;
+    this.indexed = false;
+    this.byKey = new Map();
+    this.idleLists = 0;
+    const forget = (node: Node<E>): void => {
+      node.list = undefined;
+      node.prev = UNSET;
+      node.next = UNSET;
+    };
+    for (const bucket of this.buckets.values()) for (const node of bucket.nodes) forget(node);
+    // Nodes of the due buckets still waiting to fire (fired ones are in the pool or placed again: harmless).
+    for (const bucket of this.firingBuckets) for (const node of bucket.nodes) forget(node);
+  }
+
+  // --- timer ---
 
   /** The earliest bucket with a waiting entry, dropping fully cancelled buckets on the way. */
   private firstLiveBucket(): Bucket<E> | undefined {

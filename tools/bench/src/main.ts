@@ -52,7 +52,7 @@ async function runScenario(id: ScenarioId, options: BenchOptions): Promise<Scena
     case 'retry-scheduler':
       return runRetryScheduler({ objects: s.retryObjects, seconds: s.retrySeconds, runs: s.runs, log, execArgv });
     case 'latency':
-      return runLatency({ rate: s.latencyRate, seconds: s.latencySeconds, runs: s.runs, warmups: s.warmups, log });
+      return runLatency({ rate: s.latencyRate, seconds: s.latencySeconds, runs: s.runs, warmups: s.warmups, log, execArgv });
     case 'apiserver':
       return runApiServerBench({ starts: s.apiserverStarts, writes: s.apiserverWrites, watchers: s.apiserverWatchers, runs: s.runs, log });
   }

@@ -6,8 +6,8 @@
  * the patch is applied atomically to a copy.
  */
 import { badPatch, patchDoesNotApply } from './patch-error.js';
-import { cloneJson, getOwn, hasOwn, isJsonObject, jsonEqual, setOwn } from './json-value.js';
-import type { JsonObject } from './json-value.js';
+import { cloneJson, getOwn, hasOwn, isJsonObject, jsonEqual, setOwn } from '../json-value.js';
+import type { JsonObject } from '../json-value.js';
 
 /** One validated RFC 6902 operation. */
 type Operation =

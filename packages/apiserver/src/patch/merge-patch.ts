@@ -3,8 +3,8 @@
  * deletes, anything else (arrays included) replaces. Kubernetes requires the patch to be an object.
  */
 import { badPatch } from './patch-error.js';
-import { cloneJson, getOwn, isJsonObject, setOwn } from './json-value.js';
-import type { JsonObject } from './json-value.js';
+import { cloneJson, getOwn, isJsonObject, setOwn } from '../json-value.js';
+import type { JsonObject } from '../json-value.js';
 
 /** Merges `patch` into `target` in place; `target` must be owned by the caller. */
 export function mergeInto(target: JsonObject, patch: JsonObject): JsonObject {

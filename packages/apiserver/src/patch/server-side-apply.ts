@@ -12,8 +12,8 @@
  * manager stops applying are kept, not removed.
  */
 import { badPatch } from './patch-error.js';
-import { cloneJson, getOwn, isJsonObject, jsonEqual, setOwn } from './json-value.js';
-import type { JsonObject } from './json-value.js';
+import { cloneJson, getOwn, isJsonObject, jsonEqual, setOwn } from '../json-value.js';
+import type { JsonObject } from '../json-value.js';
 
 /** Options of {@link applyServerSideApply}. */
 export interface ServerSideApplyOptions {

@@ -14,8 +14,8 @@
  * where the real server interleaves them.
  */
 import { badPatch, patchDoesNotApply } from './patch-error.js';
-import { cloneJson, getOwn, hasOwn, isJsonObject, jsonEqual, setOwn } from './json-value.js';
-import type { JsonObject } from './json-value.js';
+import { cloneJson, getOwn, hasOwn, isJsonObject, jsonEqual, setOwn } from '../json-value.js';
+import type { JsonObject } from '../json-value.js';
 import { strategyFor } from './patch-strategies.js';
 import type { FieldStrategy } from './patch-strategies.js';
 

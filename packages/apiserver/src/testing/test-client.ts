@@ -72,8 +72,9 @@ export class RawWatch {
   partial = '';
   readonly #req: ClientRequest;
 
-  constructor(url: string) {
-    this.#req = request(url, (res) => {
+  /** @param options.headers request headers (e.g. a Table `Accept`); default none. */
+  constructor(url: string, options: { headers?: Record<string, string> } = {}) {
+    this.#req = request(url, { headers: options.headers ?? {} }, (res) => {
       this.status = res.statusCode ?? 0;
       this.headers = res.headers;
       res.setEncoding('utf8');

@@ -29,6 +29,8 @@ export interface LatencyOptions {
   /** Discarded rounds before the measured ones. */
   warmups: number;
   log: (line: string) => void;
+  /** Extra node flags for the consumer children. Default: none. */
+  execArgv?: readonly string[] | undefined;
 }
 
 /** Median figures of one consumer. */
@@ -78,7 +80,7 @@ export async function runLatency(options: LatencyOptions): Promise<ScenarioRepor
         const child = BenchChild.start(
           CONSUMER_MAIN,
           { consumer, mode: 'latency', serverUrl: info.url, kubeconfigPath, markerResourceVersion: '', objects: OBJECTS },
-          { timeoutMs: options.seconds * 1000 + 120_000, label: `consumer ${consumer} (latency)` },
+          { timeoutMs: options.seconds * 1000 + 120_000, label: `consumer ${consumer} (latency)`, execArgv: options.execArgv },
         );
         try {
           await child.ready();

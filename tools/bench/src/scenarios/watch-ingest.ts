@@ -171,6 +171,18 @@ export async function runWatchIngest(options: WatchIngestOptions): Promise<Scena
     if (all.some((f) => f.consumer === 'dot-i' && f.available)) {
       notes.push(`@dot-i/k8s-operator cannot list or resume: it watches from resourceVersion '' and so first receives ${formatInt(objects)} ADDED events; they are counted in its events/s.`);
     }
+    const stage = (c: ConsumerName): IngestFigures | undefined => all.find((f) => f.consumer === c && f.available);
+    const watchOnly = stage('kubeloop-watch');
+    const informerOnly = stage('kubeloop-informer');
+    const full = stage('kubeloop');
+    if (watchOnly && informerOnly && full && raw) {
+      const us = (cpu: number): string => formatFixed(cpu * 10, 1); // CPU-s per 100k events -> microseconds per event
+      notes.push(
+        `Where kubeloop's CPU goes, per event: Client.watch (HTTP, line split, JSON.parse, async iteration) ${us(watchOnly.cpuSecondsPer100k)} us ` +
+          `(raw baseline ${us(raw.cpuSecondsPer100k)} us), the informer adds ${us(informerOnly.cpuSecondsPer100k - watchOnly.cpuSecondsPer100k)} us, ` +
+          `the InformerController (per-object queue, metrics, spans, async handler calls) adds ${us(full.cpuSecondsPer100k - informerOnly.cpuSecondsPer100k)} us.`,
+      );
+    }
     for (const f of all) {
       if (f.available && f.handlerCallsPerEvent < 0.99) {
         notes.push(`${CONSUMER_SHORT[f.consumer]} called its handler ${formatFixed(f.handlerCallsPerEvent, 2)} times per event: queued updates of one object were coalesced.`);

@@ -1,4 +1,7 @@
-/** Small helpers over parsed JSON values (objects, arrays, strings, numbers, booleans, null). */
+/**
+ * Small helpers over JSON values (objects, arrays, strings, numbers, booleans, null), shared by the
+ * patch engines and the object rules (no-op writes, immutable fields).
+ */
 
 /** A JSON object. */
 export type JsonObject = Record<string, unknown>;
@@ -33,7 +36,11 @@ export function setOwn(obj: JsonObject, key: string, value: unknown): void {
   else obj[key] = value;
 }
 
-/** Deep equality of JSON values; object key order does not matter. */
+/**
+ * Deep equality of JSON values, as their JSON texts would compare: object key order does not
+ * matter and a property holding `undefined` counts as absent (objects built with spreads and
+ * optional fields carry such properties). Only own properties are read.
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
@@ -43,11 +50,15 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-    if (!jsonEqual((a as JsonObject)[k], (b as JsonObject)[k])) return false;
+  const ao = a as JsonObject;
+  const bo = b as JsonObject;
+  let defined = 0;
+  for (const key of Object.keys(ao)) {
+    const value = ao[key];
+    if (value === undefined) continue;
+    defined++;
+    if (!jsonEqual(value, getOwn(bo, key))) return false;
   }
-  return true;
+  for (const key of Object.keys(bo)) if (bo[key] !== undefined) defined--;
+  return defined === 0;
 }
