@@ -86,3 +86,28 @@ export const isReconcileError = (err: unknown): err is ReconcileError => hasCode
 export const isInvalidArgumentError = (err: unknown): err is InvalidArgumentError => hasCode(err, 'InvalidArgumentError');
 /** True for {@link ErrNilObject}. */
 export const isNilObjectError = (err: unknown): boolean => hasCode(err, 'ErrNilObject');
+
+/** How deep {@link isAbortError} follows `cause` (a guard against cycles and absurd chains). */
+const MAX_CAUSE_DEPTH = 16;
+
+/**
+ * True when `err`, or any error in its `cause` chain, is an abort: an error named `AbortError`
+ * (DOMException, `AbortSignal.abort()`), Node's `code: 'ABORT_ERR'`, a @kubeloop/resource
+ * `NetworkError` with `errno: 'ABORT_ERR'` (a request aborted by its signal), or `reason` itself
+ * when given (an `AbortSignal`'s `reason`, whatever the caller aborted with).
+ *
+ * The chain matters because an abort rarely surfaces bare: a finalizer patch aborted by the
+ * controller's shutdown signal arrives as a `FinalizerOperationError` (cause: the aborted request),
+ * possibly inside a `ReconcileError`.
+ */
+export function isAbortError(err: unknown, reason?: unknown): boolean {
+  let current = err;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current != null; depth++) {
+    if (reason !== undefined && current === reason) return true;
+    if (typeof current !== 'object') return false;
+    const e = current as { name?: unknown; code?: unknown; errno?: unknown; cause?: unknown };
+    if (e.name === 'AbortError' || e.code === 'ABORT_ERR' || e.errno === 'ABORT_ERR') return true;
+    current = e.cause;
+  }
+  return false;
+}

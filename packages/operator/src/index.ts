@@ -33,6 +33,7 @@ export {
   isReconcileError,
   isInvalidArgumentError,
   isNilObjectError,
+  isAbortError,
 } from './errors.js';
 
 // --- controller core: queue, scheduler, policies, InformerController, Operator, metrics, tracing (operator-core work) ---
@@ -88,7 +89,7 @@ export type {
   InformerErrorPhase,
   InformerEvents,
 } from './kubernetes-based-informer.js';
-export { KubernetesBasedInformer, WatchInactivityError, stripManagedFields } from './kubernetes-based-informer.js';
+export { KubernetesBasedInformer, WatchInactivityError, stripManagedFields, chainInformerErrorHandler } from './kubernetes-based-informer.js';
 export type { SimpleWatcherFuncs } from './simple-watcher.js';
 export { SimpleWatcher } from './simple-watcher.js';
 export type { ReconcileFunc } from './simple-reconciler.js';

@@ -1,14 +1,19 @@
-import { afterEach, describe, test } from 'node:test';
+import { afterEach, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Duration } from 'luxon';
 import { Registry } from 'prom-client';
-import type { KubeObject } from '@kubeloop/resource';
+import { ApiError, NetworkError } from '@kubeloop/resource';
+import type { KubeObject, PatchRequest, WriteOptions } from '@kubeloop/resource';
 import { ReconcileAction } from './actions.js';
 import { VirtualClock } from './clock.js';
 import { ErrInformerAlreadyAdded, ReconcileError, TerminalError, isInvalidArgumentError, isNilObjectError } from './errors.js';
 import { InformerController } from './informer-controller.js';
 import type { ErrorHandlerContext, InformerControllerConfig } from './informer-controller.js';
+import { FakeListWatchClient, FakePatchClient, page, widget as kubeWidget, widgetKind } from './informer-fakes.test-helper.js';
+import { KubernetesBasedInformer } from './kubernetes-based-informer.js';
+import type { InformerErrorContext } from './kubernetes-based-informer.js';
 import { noopLogger } from './logger.js';
+import { newOpinionatedReconciler } from './opinionated-reconciler.js';
 import type { Reconciler, ReconcileRequest, ReconcileResult } from './reconciler.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
 import { exponentialBackoffRetryPolicy } from './retry-policy.js';
@@ -911,7 +916,174 @@ describe('InformerController shutdown', () => {
     await assert.rejects(c.run(new AbortController().signal), /bad selector/);
     assert.equal(errors[0]?.ctx.source, 'informer');
   });
+
+  test('a finalizer patch aborted by the shutdown is neither reported, counted nor retried, though wrapped twice', async () => {
+    const h = setup();
+    const client = new HangingPatchClient();
+    const reconciler = newOpinionatedReconciler(client, 'operator.v1.widget.example.com');
+    reconciler.wrap({ reconcile: async () => ({}) });
+    h.controller.addReconciler(reconciler, KIND);
+    h.informer.add(widget('a'));
+    await waitFor(() => client.patching);
+    await h.stop();
+    assert.equal(client.aborted, true, 'the patch saw the shutdown signal');
+    assert.deepEqual(
+      h.errors.map((e) => String(e.err)),
+      [],
+    );
+    assert.equal(sum(await metricValues(h.controller, 'controller_handler_errors_total'), {}), 0);
+    assert.equal(h.clock.pendingTimers(), 0);
+  });
+
+  test('a watcher error caused by the shutdown abort is not reported, and the same error while running is', async () => {
+    const h = setup();
+    let started = false;
+    h.controller.addWatcher(
+      {
+        add: (ctx, object) =>
+          new Promise<void>((_resolve, reject) => {
+            if (object.metadata.name === 'early') {
+              reject(new Error('sync failed', { cause: Object.assign(new Error('aborted'), { name: 'AbortError' }) }));
+              return;
+            }
+            started = true;
+            ctx.signal.addEventListener('abort', () => reject(new Error('sync failed', { cause: ctx.signal.reason })));
+          }),
+        update: async () => {},
+        delete: async () => {},
+      },
+      KIND,
+    );
+    h.informer.add(widget('early'));
+    await h.settle();
+    assert.equal(h.errors.length, 1, 'an abort error while running is an ordinary failure');
+    h.informer.add(widget('late'));
+    await waitFor(() => started);
+    await h.stop();
+    assert.equal(h.errors.length, 1);
+  });
 });
+
+/** A PatchClient whose patch waits until its request is aborted, then fails as the HTTP transport does. */
+class HangingPatchClient extends FakePatchClient {
+  patching = false;
+  aborted = false;
+
+  override async patch(_id: unknown, _patch: PatchRequest, options?: WriteOptions): Promise<KubeObject> {
+    this.patching = true;
+    const signal = options?.signal;
+    assert.ok(signal, 'the reconciler passes its signal to the patch');
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    this.aborted = true;
+    throw new NetworkError('PATCH widgets/a: aborted', { errno: 'ABORT_ERR' });
+  }
+}
+
+describe('InformerController informer errors', () => {
+  interface InformerHarness {
+    client: FakeListWatchClient;
+    informer: KubernetesBasedInformer;
+    controller: InformerController;
+    errors: Reported[];
+    clock: VirtualClock;
+    stop: () => Promise<void>;
+  }
+
+  function informerSetup(
+    options: { informerErrorHandler?: (error: unknown, context: InformerErrorContext) => void; onError?: (ctx: ErrorHandlerContext) => void } = {},
+  ): InformerHarness {
+    const clock = new VirtualClock();
+    const errors: Reported[] = [];
+    const errorHandler = (ctx: ErrorHandlerContext, err: unknown): void => {
+      options.onError?.(ctx);
+      errors.push({ ctx, err });
+    };
+    const controller = new InformerController({ clock, logger: noopLogger, errorHandler });
+    const client = new FakeListWatchClient();
+    const informerErrorHandler = options.informerErrorHandler;
+    const informer = new KubernetesBasedInformer(widgetKind, client, 'default', informerErrorHandler === undefined ? { clock } : { clock, errorHandler: informerErrorHandler });
+    controller.addInformer(informer, KIND);
+    const abort = new AbortController();
+    const running = controller.run(abort.signal);
+    return {
+      client,
+      informer,
+      controller,
+      errors,
+      clock,
+      stop: async () => {
+        abort.abort();
+        await running;
+      },
+    };
+  }
+
+  test('list and watch failures reach errorHandler with source informer, the kind and the phase, and are counted', async () => {
+    const h = informerSetup();
+    const listFailure = new ApiError({ status: 500, reason: 'InternalError', message: 'etcd unavailable' });
+    h.client.replyList(listFailure).replyList(page([], '1')).replyWatch();
+    await waitFor(() => h.errors.length === 1);
+    assert.equal(h.errors[0]!.err, listFailure);
+    assert.deepEqual(pick(h.errors[0]!.ctx), { source: 'informer', resourceKind: KIND, phase: 'list', objectKey: '', action: '' });
+    // The informer backs off by itself, lists again and watches; then the connection breaks.
+    await h.clock.advance(60_000);
+    await waitFor(() => h.client.watches.length === 1);
+    const watchFailure = new NetworkError('socket hang up', { errno: 'ECONNRESET' });
+    h.client.watch_.fail(watchFailure);
+    await waitFor(() => h.errors.length === 2);
+    assert.equal(h.errors[1]!.err, watchFailure);
+    assert.equal(h.errors[1]!.ctx.phase, 'watch');
+    const counted = await metricValues(h.controller, 'controller_informer_errors_total');
+    assert.equal(sum(counted, { kind: KIND, phase: 'list' }), 1);
+    assert.equal(sum(counted, { kind: KIND, phase: 'watch' }), 1);
+    await h.stop();
+  });
+
+  test('an errorHandler set on the informer is kept and called first, even when it throws', async () => {
+    const order: string[] = [];
+    const h = informerSetup({
+      informerErrorHandler: (_error, context) => {
+        order.push(`informer:${context.phase}`);
+        throw new Error('informer handler bug');
+      },
+      onError: (ctx) => order.push(`controller:${ctx.phase}`),
+    });
+    h.client.replyList(new ApiError({ status: 503, reason: 'ServiceUnavailable' }));
+    await waitFor(() => h.errors.length === 1);
+    assert.deepEqual(order, ['informer:list', 'controller:list']);
+    await h.stop();
+  });
+
+  test('the informer default handler is replaced, so an error is logged once, by the controller', async () => {
+    const consoleError = mock.method(console, 'error', () => {});
+    try {
+      const h = informerSetup();
+      h.client.replyList(new ApiError({ status: 500, reason: 'InternalError' }));
+      await waitFor(() => h.errors.length === 1);
+      assert.equal(consoleError.mock.callCount(), 0);
+      await h.stop();
+    } finally {
+      consoleError.mock.restore();
+    }
+  });
+
+  test('a failing handler of the informer is reported with phase handler and the object key', async () => {
+    const h = informerSetup();
+    h.informer.addEventHandler({
+      add: () => Promise.reject(new Error('another handler failed')),
+      update: async () => {},
+      delete: async () => {},
+    });
+    h.client.replyList(page([kubeWidget('a', '1')], '1')).replyWatch();
+    await waitFor(() => h.errors.length === 1);
+    assert.deepEqual(pick(h.errors[0]!.ctx), { source: 'informer', resourceKind: KIND, phase: 'handler', objectKey: 'default/a', action: '' });
+    await h.stop();
+  });
+});
+
+function pick(ctx: ErrorHandlerContext): Pick<ErrorHandlerContext, 'source' | 'resourceKind' | 'phase' | 'objectKey' | 'action'> {
+  return { source: ctx.source, resourceKind: ctx.resourceKind, phase: ctx.phase, objectKey: ctx.objectKey, action: ctx.action };
+}
 
 describe('InformerController metrics', () => {
   test('exposes the upstream metric names plus ours, unregistered, ready for a registry', async () => {
@@ -928,6 +1100,7 @@ describe('InformerController metrics', () => {
       'controller_handler_errors_total',
       'controller_queue_depth',
       'controller_dropped_retries_total',
+      'controller_informer_errors_total',
     ]) {
       assert.ok(names.includes(`myop_${n}`), `missing myop_${n}`);
     }

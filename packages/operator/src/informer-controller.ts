@@ -1,11 +1,14 @@
-import { KubeloopError, objectKey } from '@kubeloop/resource';
+import { objectKey } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import { ReconcileAction, reconcileActionFromResourceAction } from './actions.js';
 import type { ResourceAction } from './actions.js';
 import { realClock } from './clock.js';
 import type { Clock } from './clock.js';
+import { ControllerLifecycle } from './controller-lifecycle.js';
 import { ErrInformerAlreadyAdded, ErrNilObject, InvalidArgumentError, isReconcileError, isTerminalError } from './errors.js';
 import type { Informer } from './informer.js';
+import { chainInformerErrorHandler } from './kubernetes-based-informer.js';
+import type { InformerErrorContext, InformerErrorPhase } from './kubernetes-based-informer.js';
 import { ListMap } from './list-map.js';
 import { consoleLogger } from './logger.js';
 import type { Logger } from './logger.js';
@@ -39,13 +42,22 @@ export interface ErrorHandlerContext extends HandlerContext {
   action: ResourceAction | '';
   /** What failed. */
   source: 'watcher' | 'reconciler' | 'informer' | 'controller';
+  /**
+   * For `source: 'informer'`: where the informer failed ('list', 'watch': it backs off and retries by
+   * itself; 'handler': another handler of the informer threw). Undefined otherwise, and for an
+   * informer whose `run()` rejected (a configuration error, which stops the controller).
+   */
+  phase: InformerErrorPhase | undefined;
   /** 0 for the first call of a handler for an event, n for its n-th retry (the `attempt` given to the retry policy). */
   attempt: number;
   /** The delay of the retry scheduled for this failure, undefined when it is not retried. */
   retryAfterMs: number | undefined;
 }
 
-/** Receives every error of the controller: watcher and reconciler failures (first calls and retries), informer failures. */
+/**
+ * Receives every error of the controller: watcher and reconciler failures (first calls and retries),
+ * informer failures (list and watch errors, failing handlers of the informer, a rejected `run()`).
+ */
 export type ErrorHandler = (ctx: ErrorHandlerContext, err: unknown) => void;
 
 /** Logs the error on the context's logger with component "InformerController" (grafana-app-sdk `DefaultErrorHandler`). */
@@ -57,6 +69,7 @@ export const DefaultErrorHandler: ErrorHandler = (ctx, err) => {
     object: ctx.objectKey,
     action: ctx.action,
     source: ctx.source,
+    phase: ctx.phase,
     attempt: ctx.attempt,
     retryAfterMs: ctx.retryAfterMs,
   });
@@ -121,12 +134,9 @@ interface ReconcilerRetry extends RetryBase {
 type RetryEntry = WatcherRetry | ReconcilerRetry;
 type WorkItem = EventItem | RetryEntry;
 
-type RunState = 'idle' | 'running' | 'stopping' | 'stopped';
-
 const RESOLVED: Promise<void> = Promise.resolve();
 const NO_WATCHERS: readonly ResourceWatcher[] = [];
 const NO_RECONCILERS: readonly Reconciler[] = [];
-const NEVER_ABORTED = new AbortController().signal;
 
 const eventSpanName: Record<ResourceAction, string> = {
   CREATE: SpanNames.controllerEventAdd,
@@ -157,9 +167,8 @@ export class InformerController {
   /** See {@link InformerControllerConfig.retryDequeuePolicy}; may be replaced at any time. */
   retryDequeuePolicy: RetryDequeuePolicy;
 
-  private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly shutdownTimeoutMs: number;
+  private readonly lifecycle: ControllerLifecycle;
   private readonly metrics: ControllerMetrics;
   private readonly queue: WorkQueue<WorkItem>;
   private readonly scheduler: RetryScheduler<RetryEntry>;
@@ -167,32 +176,32 @@ export class InformerController {
   // Copy-on-write lists: an event iterates the list it started with, whatever is added or removed meanwhile.
   private readonly watchers = new Map<string, readonly ResourceWatcher[]>();
   private readonly reconcilers = new Map<string, readonly Reconciler[]>();
-  private readonly informerRuns: Promise<void>[] = [];
-  private state: RunState = 'idle';
-  private runAbort: AbortController | undefined;
-  private ctx: HandlerContext = { signal: NEVER_ABORTED };
-  private fatalError: { error: unknown } | undefined;
-  private wake: (() => void) | undefined;
 
   constructor(config: InformerControllerConfig = {}) {
     this.errorHandler = config.errorHandler ?? DefaultErrorHandler;
     this.retryPolicy = config.retryPolicy ?? DefaultRetryPolicy;
     this.retryDequeuePolicy = config.retryDequeuePolicy ?? OpinionatedRetryDequeuePolicy;
-    this.clock = config.clock ?? realClock;
+    const clock = config.clock ?? realClock;
     this.logger = config.logger ?? consoleLogger;
     const shutdownTimeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     if (!(shutdownTimeoutMs >= 0)) throw new InvalidArgumentError(`shutdownTimeoutMs must be >= 0, got ${shutdownTimeoutMs}`);
-    this.shutdownTimeoutMs = shutdownTimeoutMs;
+    this.lifecycle = new ControllerLifecycle({
+      clock,
+      shutdownTimeoutMs,
+      name: 'InformerController',
+      logger: this.logger,
+      logAttributes: { component: 'InformerController' },
+    });
     this.metrics = new ControllerMetrics({ namespace: config.metricsNamespace });
     this.queue = new WorkQueue<WorkItem>({
       maxConcurrentWorkers: config.maxConcurrentWorkers,
       process: this.process,
       coalesce: coalesceUpdates,
       onError: (err) => this.report(err, { source: 'controller' }),
-      clock: this.clock,
+      clock,
     });
     this.scheduler = new RetryScheduler<RetryEntry>({
-      clock: this.clock,
+      clock,
       resolutionMs: RETRY_TIMER_RESOLUTION_MS,
       onDue: (key, entry) => {
         this.queue.add(key, entry);
@@ -208,6 +217,12 @@ export class InformerController {
    * Adds an informer whose events go to the watchers and reconcilers of `resourceKind`. Several
    * informers may serve one kind (e.g. one per namespace). An informer added while the controller
    * runs is started at once.
+   *
+   * The informer's errors (list and watch failures, which it retries by itself, and failing handlers)
+   * go to this controller's `errorHandler` with `source: 'informer'`, the kind and the `phase`, and
+   * are counted in `controller_informer_errors_total`. This works for an informer with a public
+   * `errorHandler` (as `KubernetesBasedInformer`): an errorHandler set on it before this call is kept
+   * and called first; its default one (which only logs) is replaced, so errors are not logged twice.
    * @throws InvalidArgumentError "informer cannot be nil", "resourceKind cannot be empty";
    *   `ErrInformerAlreadyAdded` when this informer was already added for this kind.
    */
@@ -220,8 +235,9 @@ export class InformerController {
     });
     if (duplicate) throw ErrInformerAlreadyAdded;
     informer.addEventHandler(this.enqueueHandler(resourceKind));
+    chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
     this.informers.addItem(resourceKind, informer);
-    if (this.state === 'running') this.startInformer(informer, resourceKind);
+    if (this.lifecycle.state === 'running') this.startInformer(informer, resourceKind);
   }
 
   /**
@@ -281,43 +297,11 @@ export class InformerController {
    * A controller runs once.
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.state !== 'idle') throw new KubeloopError('ControllerAlreadyRun', 'InformerController.run() can be called once');
-    this.state = 'running';
-    const runAbort = new AbortController();
-    this.runAbort = runAbort;
-    this.ctx = { signal: runAbort.signal };
-    this.scheduler.start();
-    this.queue.start();
-    this.informers.rangeAll((kind, _i, informer) => this.startInformer(informer, kind));
-
-    await new Promise<void>((resolve) => {
-      if (signal.aborted || this.fatalError !== undefined) {
-        resolve();
-        return;
-      }
-      this.wake = resolve;
-      signal.addEventListener('abort', () => resolve(), { once: true });
+    await this.lifecycle.run(signal, {
+      queue: this.queue,
+      scheduler: this.scheduler,
+      startInformers: () => this.informers.rangeAll((kind, _i, informer) => this.startInformer(informer, kind)),
     });
-    this.wake = undefined;
-
-    this.state = 'stopping';
-    runAbort.abort(this.fatalError?.error ?? signal.reason);
-    const dropped = this.scheduler.clear();
-    this.scheduler.stop();
-    const started = this.clock.now();
-    const drained = await this.queue.shutdown(this.shutdownTimeoutMs);
-    const remaining = Math.max(0, this.shutdownTimeoutMs - (this.clock.now() - started));
-    const informersDone = await this.within(Promise.allSettled(this.informerRuns), remaining);
-    if (!drained || !informersDone) {
-      this.logger.warn('InformerController shutdown deadline passed with work still running', {
-        component: 'InformerController',
-        handlersRunning: this.queue.inFlight,
-        informersStopped: informersDone,
-      });
-    }
-    if (dropped > 0) this.logger.debug('InformerController dropped pending retries at shutdown', { component: 'InformerController', dropped });
-    this.state = 'stopped';
-    if (this.fatalError !== undefined) throw this.fatalError.error;
   }
 
   // --- informer side: synchronous and cheap ---
@@ -356,19 +340,18 @@ export class InformerController {
   }
 
   private startInformer(informer: Informer, kind: string): void {
-    const signal = this.runAbort!.signal;
-    const run = async (): Promise<void> => {
-      try {
-        await informer.run(signal);
-      } catch (err) {
-        if (signal.aborted) return;
-        // The Informer contract: run() rejects only for a configuration error, so it is fatal.
-        this.report(err, { resourceKind: kind, source: 'informer' });
-        this.fatalError ??= { error: err };
-        this.wake?.();
-      }
+    this.lifecycle.runInformer(informer, (err) => this.report(err, { resourceKind: kind, source: 'informer' }));
+  }
+
+  /** Reports and counts an error of an informer of `kind` (see {@link addInformer}). */
+  private informerErrorHandler(kind: string): (error: unknown, context: InformerErrorContext) => void {
+    return (error, context) => {
+      if (this.lifecycle.isShutdownAbort(error)) return;
+      this.metrics.informerErrorsTotal.labels(kind, context.phase).inc();
+      const object = context.object;
+      const key = object?.metadata?.name !== undefined ? objectKey(object) : '';
+      this.report(error, { resourceKind: kind, objectKey: key, source: 'informer', phase: context.phase });
     };
-    this.informerRuns.push(run());
   }
 
   // --- worker side ---
@@ -426,7 +409,7 @@ export class InformerController {
   private async callWatcher(entry: WatcherRetry, isRetry: boolean): Promise<void> {
     const { handler, action, object, old, metrics } = entry;
     const span = startObjectSpan(isRetry ? SpanNames.controllerRetry : eventSpanName[action], object);
-    const ctx = this.ctx;
+    const ctx = this.lifecycle.ctx;
     metrics.ongoingProcesses.inc();
     const started = performance.now();
     let failed = false;
@@ -441,10 +424,11 @@ export class InformerController {
     }
     metrics.ongoingProcesses.dec();
     metrics.watcherDuration.observe((performance.now() - started) / 1000);
-    endSpan(span, failed ? (error ?? new Error('handler failed')) : undefined);
-    if (!failed) return;
+    // Gave up because the shutdown aborted its signal (however wrapped): not an error.
+    const aborted = failed && this.lifecycle.isShutdownAbort(error);
+    endSpan(span, failed && !aborted ? (error ?? new Error('handler failed')) : undefined);
+    if (!failed || aborted) return;
     metrics.watcherErrors.inc();
-    if (this.isShutdownAbort(error)) return;
     const attempt = isRetry ? entry.attempt + 1 : 0;
     const [retry, delayMs] = this.decideRetry(error, attempt);
     this.report(error, { resourceKind: entry.kind, objectKey: objectKey(object), action, source: 'watcher', attempt, retryAfterMs: retry ? delayMs : undefined });
@@ -455,7 +439,7 @@ export class InformerController {
   private async callReconciler(entry: ReconcilerRetry, isRetry: boolean): Promise<void> {
     const { handler, request, object, metrics } = entry;
     const span = startObjectSpan(isRetry ? SpanNames.controllerRetry : SpanNames.controllerEventReconcile, object);
-    const ctx = this.ctx;
+    const ctx = this.lifecycle.ctx;
     metrics.ongoingProcesses.inc();
     const started = performance.now();
     let result: ReconcileResult | undefined;
@@ -473,9 +457,11 @@ export class InformerController {
     }
     metrics.ongoingProcesses.dec();
     metrics.reconcilerDuration.observe((performance.now() - started) / 1000);
-    endSpan(span, failed ? (error ?? new Error('reconcile failed')) : undefined);
+    // Gave up because the shutdown aborted its signal (however wrapped): not an error.
+    const aborted = failed && this.lifecycle.isShutdownAbort(error);
+    endSpan(span, failed && !aborted ? (error ?? new Error('reconcile failed')) : undefined);
+    if (aborted) return;
     if (failed) metrics.reconcilerErrors.inc();
-    if (failed && this.isShutdownAbort(error)) return;
 
     // The result's state replaces the request's state for every later retry of this event.
     const next: ReconcileRequest = result?.state !== undefined ? { ...request, state: result.state } : request;
@@ -509,7 +495,7 @@ export class InformerController {
   }
 
   private scheduleRetry(entry: RetryEntry, delayMs: number, reason: 'error' | 'requeue'): void {
-    if (this.state === 'stopping' || this.state === 'stopped') return;
+    if (this.lifecycle.stopping) return;
     entry.metrics.retry(entry.type, reason);
     this.scheduler.schedule(queueKey(entry.kind, entry.object), entry, delayMs);
   }
@@ -531,23 +517,15 @@ export class InformerController {
     if (dropped > 0) metrics.droppedRetries.inc(dropped);
   }
 
-  /** A handler that gave up because the shutdown aborted its signal: expected, neither reported nor retried. */
-  private isShutdownAbort(error: unknown): boolean {
-    const signal = this.ctx.signal;
-    if (this.state === 'running' || !signal.aborted) return false;
-    if (error === signal.reason) return true;
-    const e = error as { name?: unknown; code?: unknown; errno?: unknown } | null;
-    return typeof e === 'object' && e !== null && (e.name === 'AbortError' || e.code === 'ABORT_ERR' || e.errno === 'ABORT_ERR');
-  }
-
   private report(error: unknown, where: Partial<ErrorHandlerContext> & Pick<ErrorHandlerContext, 'source'>): void {
     const ctx: ErrorHandlerContext = {
-      signal: this.ctx.signal,
+      signal: this.lifecycle.ctx.signal,
       logger: this.logger,
       resourceKind: where.resourceKind ?? '',
       objectKey: where.objectKey ?? '',
       action: where.action ?? '',
       source: where.source,
+      phase: where.phase,
       attempt: where.attempt ?? 0,
       retryAfterMs: where.retryAfterMs,
     };
@@ -558,15 +536,6 @@ export class InformerController {
     }
   }
 
-  private within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const timer = this.clock.setTimer(ms, () => resolve(false));
-      void promise.then(() => {
-        timer.cancel();
-        resolve(true);
-      });
-    });
-  }
 }
 
 /** The queue key of an object of a kind: one queue per object, shared by every informer of the kind. */

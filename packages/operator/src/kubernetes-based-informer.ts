@@ -114,6 +114,33 @@ const defaultErrorHandler: InformerErrorHandler = (error, context) => {
   consoleLogger.error(errorMessage(error), { component: 'KubernetesBasedInformer', kind: context.kind, phase: context.phase, error });
 };
 
+/**
+ * Adds `handler` to the `errorHandler` of an informer that has one (a {@link KubernetesBasedInformer},
+ * or any informer with a public `errorHandler(error, context)` property). An errorHandler the user
+ * set is kept and called first (a throw from it does not stop `handler`); the informer's default
+ * one, which only logs, is replaced, so that an error is not logged twice. Later changes of the
+ * informer's `errorHandler` replace the chain. Returns false when the informer has no `errorHandler`.
+ */
+export function chainInformerErrorHandler(informer: object, handler: InformerErrorHandler): boolean {
+  const target = informer as { errorHandler?: unknown };
+  const previous = target.errorHandler;
+  if (typeof previous !== 'function') return false;
+  if (previous === defaultErrorHandler) {
+    target.errorHandler = handler;
+    return true;
+  }
+  const first = previous as InformerErrorHandler;
+  target.errorHandler = ((error, context) => {
+    try {
+      first.call(informer, error, context);
+    } catch {
+      // The user's handler failing must not hide the error from the next one.
+    }
+    handler(error, context);
+  }) satisfies InformerErrorHandler;
+  return true;
+}
+
 /** What a watch event means for handlers. */
 const enum Op {
   Add,
@@ -336,9 +363,9 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       this.buffer = new Map();
       this.rv = state.resourceVersion;
       for (const delta of deltas) {
-        if (delta.type === 'add') await this.deliverAdd(delta.object);
-        else if (delta.type === 'update') await this.deliverUpdate(delta.oldObject, delta.object);
-        else await this.deliverDelete(delta.object);
+        if (delta.type === 'add') await this.fanOut(Op.Add, undefined, delta.object);
+        else if (delta.type === 'update') await this.fanOut(Op.Update, delta.oldObject, delta.object);
+        else await this.fanOut(Op.Delete, undefined, delta.object);
       }
     } finally {
       await this.leaveDelivery();
@@ -481,64 +508,35 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private async deliver(op: Op, previous: T | undefined, object: T): Promise<void> {
     switch (op) {
       case Op.Add:
-        return this.deliverAdd(object);
       case Op.Update:
-        return this.deliverUpdate(previous!, object);
       case Op.Delete:
-        return this.deliverDelete(object);
+        return this.fanOut(op, previous, object);
       case Op.Replace:
-        await this.deliverDelete(previous!);
-        return this.deliverAdd(object);
+        await this.fanOut(Op.Delete, undefined, previous!);
+        return this.fanOut(Op.Add, undefined, object);
       case Op.Skip:
         return;
     }
   }
 
-  private async deliverAdd(object: T): Promise<void> {
-    if (this.traceEvents) return this.traced(SpanNames.informerEventAdd, object, (h) => h.add(this.ctx, object));
-    for (const handler of this.handlers) {
-      try {
-        await handler.add(this.ctx, object);
-      } catch (error) {
-        this.report(error, 'handler', object);
-      }
-    }
-  }
-
-  private async deliverUpdate(oldObject: T, object: T): Promise<void> {
-    if (this.traceEvents) return this.traced(SpanNames.informerEventUpdate, object, (h) => h.update(this.ctx, oldObject, object));
-    for (const handler of this.handlers) {
-      try {
-        await handler.update(this.ctx, oldObject, object);
-      } catch (error) {
-        this.report(error, 'handler', object);
-      }
-    }
-  }
-
-  private async deliverDelete(object: T): Promise<void> {
-    if (this.traceEvents) return this.traced(SpanNames.informerEventDelete, object, (h) => h.delete(this.ctx, object));
-    for (const handler of this.handlers) {
-      try {
-        await handler.delete(this.ctx, object);
-      } catch (error) {
-        this.report(error, 'handler', object);
-      }
-    }
-  }
-
-  private async traced(name: string, object: T, call: (handler: ResourceWatcher<T>) => Promise<void>): Promise<void> {
-    const span = startObjectSpan(name, object);
+  /**
+   * Calls every handler, in order, with one add (`previous` unused), update or delete; a failing
+   * handler is reported and does not stop the others. One span for the fan-out when tracing.
+   */
+  private async fanOut(op: Op.Add | Op.Update | Op.Delete, previous: T | undefined, object: T): Promise<void> {
+    const span = this.traceEvents ? startObjectSpan(op === Op.Add ? SpanNames.informerEventAdd : op === Op.Update ? SpanNames.informerEventUpdate : SpanNames.informerEventDelete, object) : undefined;
     let failure: unknown;
     for (const handler of this.handlers) {
       try {
-        await call(handler);
+        if (op === Op.Update) await handler.update(this.ctx, previous!, object);
+        else if (op === Op.Add) await handler.add(this.ctx, object);
+        else await handler.delete(this.ctx, object);
       } catch (error) {
         failure = error;
         this.report(error, 'handler', object);
       }
     }
-    endSpan(span, failure);
+    if (span !== undefined) endSpan(span, failure);
   }
 
   // --- resync: delivered between events, never concurrently with them ---

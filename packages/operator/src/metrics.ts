@@ -52,8 +52,8 @@ export interface BoundEventMetrics {
 
 /**
  * The metrics of an `InformerController`: grafana-app-sdk's names and labels (`event_type` is the
- * informer action: CREATE, UPDATE, DELETE) plus retries, handler errors, dropped (dequeued) retries,
- * coalesced events, queue depth and pending retries.
+ * informer action: CREATE, UPDATE, DELETE) plus retries, handler errors, informer errors, dropped
+ * (dequeued) retries, coalesced events, queue depth and pending retries.
  */
 export class ControllerMetrics {
   /** `informer_events_total`: events received from informers. */
@@ -76,6 +76,8 @@ export class ControllerMetrics {
   readonly droppedRetriesTotal: Counter<EventLabels>;
   /** `controller_coalesced_events_total`: updates merged into a queued update of the same object. */
   readonly coalescedEventsTotal: Counter<EventLabels>;
+  /** `controller_informer_errors_total{kind,phase}`: errors of the controller's informers (list, watch, handler); the informer retries them itself. */
+  readonly informerErrorsTotal: Counter<'kind' | 'phase'>;
   /** `controller_queue_depth`: events and due retries queued, not started. */
   readonly queueDepth: Gauge;
   /** `controller_pending_retries`: retries waiting for their time. */
@@ -152,6 +154,12 @@ export class ControllerMetrics {
       labelNames,
       registers: [],
     });
+    this.informerErrorsTotal = new Counter({
+      name: metricName(ns, 'controller_informer_errors_total'),
+      help: 'Number of errors of the informers of the controller (phase: list, watch or handler)',
+      labelNames: ['kind', 'phase'],
+      registers: [],
+    });
     const depth = (): number => this.depthSource();
     const pending = (): number => this.pendingSource();
     this.queueDepth = new Gauge({
@@ -202,6 +210,7 @@ export class ControllerMetrics {
       this.handlerErrorsTotal,
       this.droppedRetriesTotal,
       this.coalescedEventsTotal,
+      this.informerErrorsTotal,
       this.queueDepth,
       this.pendingRetries,
     ] as PrometheusCollector[];

@@ -127,6 +127,32 @@ describe('RetryScheduler', () => {
     assert.deepEqual(fired, [0, 1, 2, 3, 9]);
   });
 
+  test('entries put back after a stop from onDue stay cancellable through the key index', async () => {
+    const clock = new VirtualClock();
+    const fired: number[] = [];
+    const s = new RetryScheduler<number>({
+      clock,
+      onDue: (_k, n) => {
+        fired.push(n);
+        if (n === 0) s.stop();
+      },
+    });
+    s.start();
+    for (let i = 0; i < 4; i++) s.schedule(`k${i}`, i, 100);
+    assert.equal(s.hasPending('k2'), true); // builds the index before the wake-up
+    await clock.advance(100);
+    assert.deepEqual(fired, [0]);
+    assert.deepEqual(s.entries('k2'), [2]);
+    assert.deepEqual(
+      s.cancel('k2', () => true),
+      [2],
+    );
+    s.start();
+    await clock.advance(0);
+    assert.deepEqual(fired, [0, 1, 3]);
+    assert.equal(s.size, 0);
+  });
+
   test('finished entries are not retained: a key that fired has no entries, and new keys get only their own', async () => {
     const clock = new VirtualClock();
     const fired: string[] = [];
@@ -208,6 +234,179 @@ describe('RetryScheduler', () => {
     s.schedule('later', 0, 5);
     assert.equal(reads, 2, 'the next run of code reads the clock again');
     assert.equal(s.nextDueAt(), 1005);
+  });
+
+  test('the key index lists a key\'s entries in schedule order, whichever buckets they wait in', () => {
+    const s = new RetryScheduler<string>({ clock: new VirtualClock(), onDue: () => {} });
+    s.schedule('k', 'a', 100);
+    s.schedule('other', 'x', 50);
+    s.schedule('k', 'b', 200);
+    s.schedule('k', 'c', 100);
+    // First key query: the index is built bucket by bucket (a, c, then b) and sorted back into schedule order.
+    assert.deepEqual(s.entries('k'), ['a', 'b', 'c']);
+    assert.deepEqual(
+      s.cancel('k', (e) => e !== 'b'),
+      ['a', 'c'],
+    );
+    assert.deepEqual(s.entries('k'), ['b']);
+  });
+
+  test('a query from onDue sees the entries of the same wake-up that have not fired yet, and can cancel them', () => {
+    const clock = new ManualClock();
+    const fired: string[] = [];
+    const s = new RetryScheduler<string>({
+      clock,
+      onDue: (key, e) => {
+        fired.push(e);
+        if (e === 'first') {
+          assert.deepEqual(s.entries('b'), ['second', 'third']);
+          assert.deepEqual(
+            s.cancel('b', (x) => x === 'second'),
+            ['second'],
+          );
+          assert.equal(s.hasPending(key), false);
+        }
+      },
+    });
+    s.start();
+    s.schedule('a', 'first', 10);
+    s.schedule('b', 'second', 10);
+    s.schedule('b', 'third', 20);
+    while (clock.fire());
+    assert.deepEqual(fired, ['first', 'third']);
+    assert.equal(s.size, 0);
+  });
+
+  test('clear from onDue drops the rest of the wake-up too', () => {
+    const clock = new ManualClock();
+    const fired: number[] = [];
+    const s = new RetryScheduler<number>({
+      clock,
+      onDue: (_key, n) => {
+        fired.push(n);
+        if (n === 1) {
+          assert.equal(s.clear(), 2);
+          s.schedule('after', 9, 5);
+        }
+      },
+    });
+    s.start();
+    for (let i = 0; i < 3; i++) s.schedule(`k${i}`, i, 10);
+    s.schedule('later', 3, 20);
+    while (clock.fire());
+    assert.deepEqual(fired, [0, 1, 9]);
+    assert.equal(s.size, 0);
+  });
+
+  test('matches a reference model through index builds, drops and rebuilds, also from onDue', () => {
+    const clock = new ManualClock();
+    const random = seededRandom(11);
+    const resolution = 10;
+    interface Waiting {
+      key: string;
+      entry: number;
+      at: number;
+      seq: number;
+    }
+    let model: Waiting[] = [];
+    let seq = 0;
+    let nextEntry = 0;
+    let expected: Waiting[] = [];
+    let rescheduleOnDue = false;
+    let queryFromOnDue = false;
+    const keys = Array.from({ length: 400 }, (_, i) => `obj-${i}`);
+    const isIndexed = (): boolean => (s as unknown as { indexed: boolean }).indexed; // white-box: prove the drop path ran
+    const modelEntries = (key: string): number[] =>
+      model
+        .filter((w) => w.key === key)
+        .sort((a, b) => a.seq - b.seq)
+        .map((w) => w.entry);
+    const schedule = (key: string): void => {
+      const delay = Math.floor(random() * 3000);
+      const entry = nextEntry++;
+      model.push({ key, entry, at: Math.ceil((clock.current + delay) / resolution) * resolution, seq: seq++ });
+      s.schedule(key, entry, delay);
+    };
+    const cancelSome = (key: string): void => {
+      const drop = (e: number): boolean => e % 3 === 0;
+      const want = modelEntries(key).filter(drop);
+      const keep = (w: Waiting): boolean => w.key !== key || !drop(w.entry);
+      model = model.filter(keep);
+      expected = expected.filter(keep);
+      assert.deepEqual(s.cancel(key, drop), want);
+    };
+    const cancelAll = (key: string): void => {
+      const want = modelEntries(key);
+      model = model.filter((w) => w.key !== key);
+      assert.deepEqual(
+        s.cancel(key, () => true),
+        want,
+      );
+    };
+    const checkKeys = (): void => {
+      for (const key of keys) {
+        assert.deepEqual(s.entries(key), modelEntries(key), key);
+        assert.equal(s.pending(key), modelEntries(key).length);
+      }
+      assert.equal(s.size, model.length);
+    };
+    const s = new RetryScheduler<number>({
+      clock,
+      resolutionMs: resolution,
+      onDue: (key, entry) => {
+        const want = expected.shift();
+        assert.deepEqual([key, entry], [want?.key, want?.entry], 'fires in time order, schedule order within a wake-up');
+        model = model.filter((w) => w !== want);
+        if (queryFromOnDue && entry % 50 === 0) {
+          // The entries of this wake-up that have not fired yet are still waiting, and can be cancelled.
+          const other = keys[Math.floor(random() * keys.length)]!;
+          assert.deepEqual(s.entries(other), modelEntries(other));
+          cancelSome(other);
+        }
+        if (rescheduleOnDue) schedule(key);
+      },
+    });
+    /** Fires the next wake-up; the model says which entries it must deliver, in which order. */
+    const fireNext = (): boolean => {
+      if (model.length === 0) return false;
+      const at = Math.min(...model.map((w) => w.at));
+      expected = model.filter((w) => w.at <= Math.max(at, clock.current)).sort((a, b) => a.at - b.at || a.seq - b.seq);
+      assert.equal(clock.fire(), true);
+      assert.deepEqual(expected, []);
+      return true;
+    };
+    s.start();
+
+    for (let i = 0; i < 3000; i++) schedule(keys[i % keys.length]!);
+    checkKeys(); // builds the index
+    assert.equal(isIndexed(), true);
+
+    // A retry storm: every fired entry is scheduled again and nobody asks about keys, so the index goes.
+    rescheduleOnDue = true;
+    const before = seq;
+    while (seq - before < 12_000) fireNext();
+    assert.equal(isIndexed(), false, 'dropped after many schedules without a query');
+    checkKeys(); // rebuilt
+    for (let i = 0; i < 100; i++) cancelSome(keys[Math.floor(random() * keys.length)]!);
+    checkKeys();
+    // Cancel most keys outright: cancelled slots outnumber waiting ones and the buckets are compacted.
+    for (let k = 0; k < 300; k++) cancelAll(keys[k]!);
+    checkKeys();
+    for (let i = 0; i < 20; i++) fireNext();
+    checkKeys();
+
+    // Drop it again, then let onDue query and cancel other keys mid-wake-up (a rebuild while firing).
+    while (seq - before < 30_000) fireNext();
+    assert.equal(isIndexed(), false);
+    queryFromOnDue = true;
+    for (let i = 0; i < 50; i++) fireNext();
+    checkKeys();
+
+    rescheduleOnDue = false;
+    queryFromOnDue = false;
+    while (fireNext());
+    checkKeys();
+    assert.equal(s.size, 0);
   });
 
   test('handles 100k pending entries with one timer, cancellation compacts the heap, and all fire in order', () => {

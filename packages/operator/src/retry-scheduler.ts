@@ -16,47 +16,51 @@ export interface RetrySchedulerOptions<E> {
   resolutionMs?: number | undefined;
 }
 
+/**
+ * The entries that wake up together (every entry whose due time aligns up to `at`), in schedule
+ * order, as parallel arrays: no object per entry. A cancelled or fired slot holds {@link GONE}.
+ */
+interface Bucket {
+  at: number;
+  keys: string[];
+  entries: unknown[];
+  dues: number[];
+  /** Schedule order, to build the key index in that order. */
+  seqs: number[];
+  /** The key-index node of each slot while the index is built; undefined otherwise. */
+  nodes: (Node | undefined)[] | undefined;
+  /** Slots still waiting. */
+  live: number;
+  /** In the bucket map (false once detached for firing). */
+  waiting: boolean;
+}
+
+/** A waiting entry in the key index: where it is, and its neighbours in its key's list. */
+interface Node {
+  bucket: Bucket;
+  index: number;
+  seq: number;
+  list: KeyList;
+  prev: Node;
+  next: Node;
+}
+
 /** The waiting entries of one key, in schedule order: an intrusive circular list of nodes. */
-interface KeyList<E> {
+interface KeyList {
   key: string;
-  head: Node<E> | undefined;
+  head: Node | undefined;
   count: number;
 }
 
-interface Node<E> {
-  due: number;
-  /** Schedule order, to rebuild the key index in that order. */
-  seq: number;
-  key: string;
-  entry: E;
-  cancelled: boolean;
-  /** The node's key list; undefined while the key index is not built. */
-  list: KeyList<E> | undefined;
-  bucket: Bucket<E>;
-  prev: Node<E>;
-  next: Node<E>;
-}
-
-/** The entries that wake up together: every entry whose due time aligns up to `at`, in schedule order. */
-interface Bucket<E> {
-  at: number;
-  nodes: Node<E>[];
-  /** Waiting (not cancelled) nodes. */
-  live: number;
-}
-
+/** Marks a slot that was cancelled or has fired. */
+const GONE: unique symbol = Symbol('gone');
 /** Node's timers overflow (and fire at once) beyond 2^31-1 ms; a longer wait is armed in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const NONE: never[] = [];
-/** Pool sizes: enough to absorb a wake-up's worth of reschedules without holding memory after a burst. */
-const MAX_FREE_NODES = 4096;
-const MAX_FREE_BUCKETS = 256;
 /** Idle key lists are swept once they number more than this and more than the lists in use. */
 const MIN_IDLE_LISTS_TO_SWEEP = 1024;
 /** The key index is dropped after this many schedules (and twice the waiting entries) without a key query. */
 const MIN_UNQUERIED_SCHEDULES_TO_DROP_INDEX = 4096;
-/** Placeholder for fields set right after a node is built (keeps one object shape for every node). */
-const UNSET = undefined as unknown as Node<never> & Bucket<never>;
 
 /**
  * Holds delayed work (retries, `requeueAfter`) behind one timer on the injected clock, always armed
@@ -64,30 +68,30 @@ const UNSET = undefined as unknown as Node<never> & Bucket<never>;
  * predicate (dequeue policies), and a due entry is handed back to the owner (to go through its
  * per-object queue) rather than run here.
  *
- * Layout (a calendar queue): entries that wake up at the same time share a bucket (an array, in
- * schedule order); one min-heap orders the bucket times. `schedule` is O(1) (plus O(log b) when it
- * opens a bucket), firing is O(1) per entry with sequential memory access. With `resolutionMs`,
- * one wake-up serves every entry due in that window. Memory follows the waiting entries: cancelled
- * ones are compacted away once they outnumber them.
+ * Layout (a calendar queue): entries that wake up at the same time share a bucket (parallel arrays,
+ * in schedule order); one min-heap orders the bucket times. `schedule` is O(1) (plus O(log b) when
+ * it opens a bucket) and allocates nothing per entry; firing is O(1) per entry with sequential
+ * memory access. With `resolutionMs`, one wake-up serves every entry due in that window. Memory
+ * follows the waiting entries: cancelled ones are compacted away once they outnumber them.
  *
  * The key index (each key's entries, for {@link cancel}, {@link hasPending}, {@link pending} and
  * {@link entries}) is built on the first such query and kept up to date while queries keep coming;
  * after many schedules with no query (a retry storm with no new events: nothing to cancel) it is
- * dropped and rebuilt on the next query, in O(waiting entries). Keeping it costs a hash lookup
- * and list links per schedule on a map as large as the failing objects, the biggest per-retry cost
- * at scale; the rebuild is paid for by at least twice as many schedules that skipped it.
+ * dropped, and rebuilt by the next query in O(waiting entries). Keeping it costs an object, a hash
+ * lookup and list links per schedule, on a map as large as the failing objects: without it a retry
+ * costs about half as much CPU. A rebuild is paid for by at least twice as many schedules that
+ * skipped the index.
  */
 export class RetryScheduler<E> {
   private readonly clock: Clock;
   private readonly onDue: (key: string, entry: E) => void;
   private readonly resolutionMs: number;
-  private readonly buckets = new Map<number, Bucket<E>>();
+  private readonly buckets = new Map<number, Bucket>();
   /** Min-heap of bucket times. */
   private times: number[] = [];
-  private readonly freeNodes: Node<E>[] = [];
-  private readonly freeBuckets: Bucket<E>[] = [];
   private seq = 0;
   private live = 0;
+  /** Cancelled slots in the buckets of the map (not yet fired or compacted). */
   private cancelled = 0;
   private running = false;
   private timer: Timer | undefined;
@@ -97,17 +101,14 @@ export class RetryScheduler<E> {
 
   // Key index (see the class comment).
   private indexed = false;
-  private byKey = new Map<string, KeyList<E>>();
+  private byKey = new Map<string, KeyList>();
   /** Lists in `byKey` with no waiting entry: kept so that a key that keeps failing reuses its list. */
   private idleLists = 0;
   /** Schedules since the last key query, while indexed. */
   private unqueried = 0;
 
-  // Firing state: the detached due buckets, and the position of the entry handed to `onDue`.
-  private firing = false;
-  private firingBuckets: Bucket<E>[] = NONE;
-  private firingBucket = 0;
-  private firingNode = 0;
+  /** The due buckets detached by the wake-up in progress (their slots that have not fired still wait). */
+  private firingBuckets: Bucket[] = NONE;
   /** Counts {@link clear} calls, so that a wake-up notices one made from `onDue`. */
   private clears = 0;
 
@@ -145,7 +146,7 @@ export class RetryScheduler<E> {
     if (head === undefined) return out;
     let node = head;
     do {
-      out.push(node.entry);
+      out.push(node.bucket.entries[node.index] as E);
       node = node.next;
     } while (node !== head);
     return out;
@@ -156,7 +157,8 @@ export class RetryScheduler<E> {
     const bucket = this.firstLiveBucket();
     if (bucket === undefined) return undefined;
     let min = Number.POSITIVE_INFINITY;
-    for (const node of bucket.nodes) if (!node.cancelled && node.due < min) min = node.due;
+    const { entries, dues } = bucket;
+    for (let i = 0; i < entries.length; i++) if (entries[i] !== GONE && dues[i]! < min) min = dues[i]!;
     return min;
   }
 
@@ -188,21 +190,14 @@ export class RetryScheduler<E> {
   /** Queues `entry` for `key`, due `delayMs` (clamped to >= 0) from now. */
   schedule(key: string, entry: E, delayMs: number): void {
     const due = this.now() + (delayMs > 0 ? delayMs : 0);
-    let node = this.freeNodes.pop();
-    if (node === undefined) node = { due, seq: this.seq++, key, entry, cancelled: false, list: undefined, bucket: UNSET, prev: UNSET, next: UNSET };
-    else {
-      node.due = due;
-      node.seq = this.seq++;
-      node.key = key;
-      node.entry = entry;
-    }
+    const seq = this.seq++;
+    const bucket = this.place(key, entry, due, seq);
+    this.live++;
     if (this.indexed) {
       if (++this.unqueried > MIN_UNQUERIED_SCHEDULES_TO_DROP_INDEX && this.unqueried > 2 * this.live) this.forgetIndex();
-      else this.link(node, this.listFor(key));
+      else this.addNode(bucket, bucket.entries.length - 1, seq, this.listFor(key));
     }
-    this.live++;
-    const at = this.place(node);
-    if (this.running && at < this.armedFor) this.arm();
+    if (this.running && bucket.at < this.armedFor) this.arm();
   }
 
   /** Removes the waiting entries of `key` that `predicate` accepts and returns them, in schedule order. */
@@ -216,21 +211,24 @@ export class RetryScheduler<E> {
     for (;;) {
       const next = node.next;
       const last = node === tail;
-      if (predicate(node.entry)) {
-        node.cancelled = true;
-        node.bucket.live--;
+      const bucket = node.bucket;
+      const entry = bucket.entries[node.index] as E;
+      if (predicate(entry)) {
+        bucket.entries[node.index] = GONE;
+        bucket.nodes![node.index] = undefined;
+        bucket.live--;
+        if (bucket.waiting) this.cancelled++;
         this.live--;
-        this.cancelled++;
         this.unlink(node, list);
-        (removed ??= []).push(node.entry);
+        (removed ??= []).push(entry);
       }
       if (last) break;
       node = next;
     }
     if (removed === undefined) return NONE;
-    if (this.firing) return removed; // the firing loop sweeps, and counts the cancelled nodes it detached
+    if (this.firingBuckets !== NONE) return removed; // the wake-up sweeps idle lists when it is over
     this.sweepIdleLists();
-    // Lazy deletion: compact once cancelled nodes outnumber waiting ones, so memory follows waiting entries.
+    // Lazy deletion: compact once cancelled slots outnumber waiting ones, so memory follows waiting entries.
     if (this.cancelled > 64 && this.cancelled > this.live) this.compact();
     return removed;
   }
@@ -262,112 +260,89 @@ export class RetryScheduler<E> {
     const now = this.now();
     // Detach every due bucket first: entries scheduled while firing (even with delay 0) land in
     // new buckets and wait for the next wake-up, so an owner that reschedules cannot loop here.
-    const due: Bucket<E>[] = [];
+    const due: Bucket[] = [];
     while (this.times.length > 0 && this.times[0]! <= now) {
       const at = this.popTime();
       const bucket = this.buckets.get(at);
       if (bucket === undefined) continue;
       this.buckets.delete(at);
+      bucket.waiting = false;
+      this.cancelled -= bucket.entries.length - bucket.live;
       due.push(bucket);
     }
-    this.firing = true;
     this.firingBuckets = due;
     const clears = this.clears;
     try {
       firing: for (let b = 0; b < due.length; b++) {
         const bucket = due[b]!;
-        const nodes = bucket.nodes;
-        this.firingBucket = b;
-        for (let i = 0; i < nodes.length; i++) {
-          const node = nodes[i]!;
-          if (node.cancelled) {
-            this.cancelled--;
-            this.recycle(node);
-            continue;
-          }
+        const { keys, entries } = bucket;
+        for (let i = 0; i < entries.length; i++) {
+          const entry = entries[i];
+          if (entry === GONE) continue;
+          // Marked first: a key-index rebuild from onDue must not see it as waiting.
+          entries[i] = GONE;
+          bucket.live--;
           this.live--;
-          const list = node.list;
-          if (list !== undefined) this.unlink(node, list);
-          const key = node.key;
-          const entry = node.entry;
-          this.recycle(node);
-          this.firingNode = i;
-          this.onDue(key, entry);
+          const node = bucket.nodes?.[i];
+          if (node !== undefined) this.unlink(node, node.list);
+          this.onDue(keys[i]!, entry as E);
           if (this.clears !== clears) break firing; // cleared from onDue: the rest of this wake-up is dropped too
           if (!this.running) {
             // Stopped from onDue: put back what has not fired.
-            this.restore(nodes, i + 1);
-            for (let r = b + 1; r < due.length; r++) this.restore(due[r]!.nodes, 0);
+            for (let r = b; r < due.length; r++) this.restore(due[r]!);
             return;
           }
         }
-        nodes.length = 0;
-        if (this.freeBuckets.length < MAX_FREE_BUCKETS) this.freeBuckets.push(bucket);
       }
     } finally {
-      this.firing = false;
       this.firingBuckets = NONE;
       this.sweepIdleLists();
     }
     this.arm();
   };
 
-  /** Puts a node into the bucket of its wake-up time; returns that time. */
-  private place(node: Node<E>): number {
-    const at = Math.ceil(node.due / this.resolutionMs) * this.resolutionMs;
+  /** Appends an entry to the bucket of its wake-up time (opened if needed) and returns that bucket. */
+  private place(key: string, entry: unknown, due: number, seq: number): Bucket {
+    const at = Math.ceil(due / this.resolutionMs) * this.resolutionMs;
     let bucket = this.buckets.get(at);
     if (bucket === undefined) {
-      bucket = this.freeBuckets.pop();
-      if (bucket === undefined) bucket = { at, nodes: [node], live: 1 };
-      else {
-        bucket.at = at;
-        bucket.nodes.push(node);
-        bucket.live = 1;
-      }
+      // Fresh arrays, not pooled ones: young arrays pointing at young entries keep the GC's remembered set empty.
+      bucket = { at, keys: [key], entries: [entry], dues: [due], seqs: [seq], nodes: undefined, live: 1, waiting: true };
       this.buckets.set(at, bucket);
       this.pushTime(at);
-    } else {
-      bucket.nodes.push(node);
-      bucket.live++;
+      return bucket;
     }
-    node.bucket = bucket;
-    return at;
+    bucket.keys.push(key);
+    bucket.entries.push(entry);
+    bucket.dues.push(due);
+    bucket.seqs.push(seq);
+    bucket.live++;
+    return bucket;
   }
 
-  private restore(nodes: Node<E>[], from: number): void {
-    for (let i = from; i < nodes.length; i++) {
-      const node = nodes[i]!;
-      if (node.cancelled) this.cancelled--;
-      else this.place(node);
+  /** Puts the slots of a detached due bucket that have not fired back into waiting buckets. */
+  private restore(from: Bucket): void {
+    const { keys, entries, dues, seqs, nodes } = from;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      if (entry === GONE) continue;
+      const bucket = this.place(keys[i]!, entry, dues[i]!, seqs[i]!);
+      const node = nodes?.[i];
+      if (node !== undefined) this.moveNode(node, bucket, bucket.entries.length - 1);
     }
-  }
-
-  /**
-   * Returns a finished node to the pool: steady-state retrying (an entry fires, its object fails
-   * again, a new entry is scheduled) then allocates nothing here, which keeps the garbage
-   * collector out of the hot path.
-   */
-  private recycle(node: Node<E>): void {
-    node.entry = undefined as E;
-    node.list = undefined;
-    node.bucket = UNSET;
-    node.prev = UNSET;
-    node.next = UNSET;
-    node.cancelled = false;
-    if (this.freeNodes.length < MAX_FREE_NODES) this.freeNodes.push(node);
   }
 
   // --- key index ---
 
   /** The list of `key` in the key index (built first if needed); counts as a key query. */
-  private keyList(key: string): KeyList<E> | undefined {
+  private keyList(key: string): KeyList | undefined {
     this.unqueried = 0;
     if (!this.indexed) this.buildIndex();
     return this.byKey.get(key);
   }
 
   /** The list of `key`, created (or revived from idle) for a new entry. */
-  private listFor(key: string): KeyList<E> {
+  private listFor(key: string): KeyList {
     let list = this.byKey.get(key);
     if (list === undefined) {
       list = { key, head: undefined, count: 0 };
@@ -376,9 +351,22 @@ export class RetryScheduler<E> {
     return list;
   }
 
-  /** Appends a node to a key list (schedule order). */
-  private link(node: Node<E>, list: KeyList<E>): void {
-    node.list = list;
+  /** Creates the index node of a slot and appends it to its key list (schedule order). */
+  private addNode(bucket: Bucket, index: number, seq: number, list: KeyList): Node {
+    const node: Node = { bucket, index, seq, list, prev: undefined as unknown as Node, next: undefined as unknown as Node };
+    (bucket.nodes ??= [])[index] = node;
+    this.link(node, list);
+    return node;
+  }
+
+  /** Points a node at its slot's new place. */
+  private moveNode(node: Node, bucket: Bucket, index: number): void {
+    node.bucket = bucket;
+    node.index = index;
+    (bucket.nodes ??= [])[index] = node;
+  }
+
+  private link(node: Node, list: KeyList): void {
     const head = list.head;
     if (head === undefined) {
       node.prev = node;
@@ -395,8 +383,7 @@ export class RetryScheduler<E> {
   }
 
   /** Takes a node out of its key's list; an emptied list stays in the key map, idle. */
-  private unlink(node: Node<E>, list: KeyList<E>): void {
-    node.list = undefined;
+  private unlink(node: Node, list: KeyList): void {
     list.count--;
     if (list.count === 0) {
       list.head = undefined;
@@ -420,34 +407,31 @@ export class RetryScheduler<E> {
     this.idleLists = 0;
   }
 
-  /** Builds the key index from every waiting node, each key's list in schedule order. */
+  /** Builds the key index from every waiting slot (also those of a wake-up in progress), each key's list in schedule order. */
   private buildIndex(): void {
     this.indexed = true;
     this.unqueried = 0;
     if (this.live === 0) return;
-    // Buckets are in no particular order: a key whose entries arrive out of schedule order is sorted afterwards.
-    const unordered = new Set<KeyList<E>>();
-    const add = (node: Node<E>): void => {
-      if (node.cancelled) return;
-      const list = this.listFor(node.key);
-      const tail = list.head?.prev;
-      if (tail !== undefined && tail.seq > node.seq) unordered.add(list);
-      this.link(node, list);
+    // Buckets are visited in no particular order: a key whose entries arrive out of schedule order is sorted afterwards.
+    const unordered = new Set<KeyList>();
+    const add = (bucket: Bucket): void => {
+      const { keys, entries, seqs } = bucket;
+      for (let i = 0; i < entries.length; i++) {
+        if (entries[i] === GONE) continue;
+        const list = this.listFor(keys[i]!);
+        const tail = list.head?.prev;
+        if (tail !== undefined && tail.seq > seqs[i]!) unordered.add(list);
+        this.addNode(bucket, i, seqs[i]!, list);
+      }
     };
-    for (const bucket of this.buckets.values()) for (const node of bucket.nodes) add(node);
-    if (this.firing) {
-      // The due buckets are detached from `buckets`; their nodes after the one being fired still wait.
-      const due = this.firingBuckets;
-      const nodes = due[this.firingBucket]!.nodes;
-      for (let i = this.firingNode + 1; i < nodes.length; i++) add(nodes[i]!);
-      for (let b = this.firingBucket + 1; b < due.length; b++) for (const node of due[b]!.nodes) add(node);
-    }
+    for (const bucket of this.buckets.values()) add(bucket);
+    for (const bucket of this.firingBuckets) add(bucket);
     for (const list of unordered) this.sortList(list);
   }
 
   /** Relinks a key list in schedule order. */
-  private sortList(list: KeyList<E>): void {
-    const nodes: Node<E>[] = [];
+  private sortList(list: KeyList): void {
+    const nodes: Node[] = [];
     let node = list.head!;
     do {
       nodes.push(node);
@@ -459,33 +443,27 @@ export class RetryScheduler<E> {
     for (const n of nodes) this.link(n, list);
   }
 
-  /** Drops the key index: every node forgets its list (O(waiting entries), paid for by the schedules that skipped the index). */
+  /** Drops the key index: O(buckets), paid for by the schedules that skipped it. */
   private forgetIndex(): void {
     if (!this.indexed) return;
     this.indexed = false;
     this.byKey = new Map();
     this.idleLists = 0;
-    const forget = (node: Node<E>): void => {
-      node.list = undefined;
-      node.prev = UNSET;
-      node.next = UNSET;
-    };
-    for (const bucket of this.buckets.values()) for (const node of bucket.nodes) forget(node);
-    // Nodes of the due buckets still waiting to fire (fired ones are in the pool or placed again: harmless).
-    for (const bucket of this.firingBuckets) for (const node of bucket.nodes) forget(node);
+    for (const bucket of this.buckets.values()) bucket.nodes = undefined;
+    for (const bucket of this.firingBuckets) bucket.nodes = undefined;
   }
 
   // --- timer ---
 
   /** The earliest bucket with a waiting entry, dropping fully cancelled buckets on the way. */
-  private firstLiveBucket(): Bucket<E> | undefined {
+  private firstLiveBucket(): Bucket | undefined {
     while (this.times.length > 0) {
       const bucket = this.buckets.get(this.times[0]!);
       if (bucket !== undefined && bucket.live > 0) return bucket;
       this.popTime();
       if (bucket !== undefined) {
         this.buckets.delete(bucket.at);
-        this.cancelled -= bucket.nodes.length;
+        this.cancelled -= bucket.entries.length;
       }
     }
     return undefined;
@@ -510,10 +488,34 @@ export class RetryScheduler<E> {
     this.armedFor = Number.POSITIVE_INFINITY;
   }
 
+  /** Drops cancelled slots from every waiting bucket (keeping order), and buckets left empty. */
   private compact(): void {
     for (const bucket of this.buckets.values()) {
-      if (bucket.live === 0) this.buckets.delete(bucket.at);
-      else if (bucket.live < bucket.nodes.length) bucket.nodes = bucket.nodes.filter((n) => !n.cancelled);
+      if (bucket.live === 0) {
+        this.buckets.delete(bucket.at);
+        continue;
+      }
+      if (bucket.live === bucket.entries.length) continue;
+      const { keys, entries, dues, seqs, nodes } = bucket;
+      let j = 0;
+      for (let i = 0; i < entries.length; i++) {
+        if (entries[i] === GONE) continue;
+        keys[j] = keys[i]!;
+        entries[j] = entries[i];
+        dues[j] = dues[i]!;
+        seqs[j] = seqs[i]!;
+        if (nodes !== undefined) {
+          const node = nodes[i];
+          nodes[j] = node;
+          if (node !== undefined) node.index = j;
+        }
+        j++;
+      }
+      keys.length = j;
+      entries.length = j;
+      dues.length = j;
+      seqs.length = j;
+      if (nodes !== undefined) nodes.length = j;
     }
     this.cancelled = 0;
     // A sorted array is a valid min-heap.

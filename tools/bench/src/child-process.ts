@@ -43,8 +43,9 @@ export class BenchChild {
       serialization: 'advanced',
     });
     this.child.on('message', (msg: ChildMessage) => this.deliver(msg));
+    // 'close', not 'exit': it comes after the IPC channel is drained, so a result sent just before exiting is never lost.
     this.exited = new Promise((resolve) => {
-      this.child.on('exit', (code, signal) => {
+      this.child.on('close', (code, signal) => {
         clearTimeout(this.timer);
         if (code !== 0) this.fail(new Error(`${this.label} exited with ${signal ?? `code ${code}`}`));
         else this.fail(new Error(`${this.label} exited before answering`));

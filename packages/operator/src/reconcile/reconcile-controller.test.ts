@@ -2,13 +2,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Duration } from 'luxon';
 import { Registry } from 'prom-client';
+import { ApiError } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import { VirtualClock } from '../clock.js';
 import { TerminalError, isInvalidArgumentError } from '../errors.js';
 import type { ErrorHandlerContext } from '../informer-controller.js';
 import { noopLogger } from '../logger.js';
 import { Operator } from '../operator.js';
-import { FakeInformer, deferred, widget, widgetSchema } from '../testing/fake-informer.js';
+import { FakeListWatchClient } from '../informer-fakes.test-helper.js';
+import { FakeInformer, deferred, waitFor, widget, widgetSchema } from '../testing/fake-informer.js';
 import { ItemExponentialFailureRateLimiter } from './rate-limiter.js';
 import { newController } from './reconcile-controller.js';
 import type { ReconcileControllerOptions } from './reconcile-controller.js';
@@ -350,6 +352,50 @@ describe('ReconcileController', () => {
     await t.stop();
     assert.equal(t.errors.length, 0);
     assert.equal(t.controller.pendingRequeues, 0);
+  });
+
+  test('a reconcile error caused by the shutdown abort, however wrapped, is not reported', async () => {
+    const t = setup(async (ctx) => {
+      await new Promise<void>((_resolve, reject) =>
+        ctx.signal.addEventListener('abort', () => reject(new Error('status update failed', { cause: new Error('request failed', { cause: ctx.signal.reason }) })), {
+          once: true,
+        }),
+      );
+      return {};
+    });
+    await t.start();
+    t.informer.add(widget('a'));
+    await t.clock.advance(0);
+    await t.stop();
+    assert.deepEqual(
+      t.errors.map((e) => String(e.err)),
+      [],
+    );
+    assert.equal(t.controller.pendingRequeues, 0);
+  });
+
+  test('list and watch errors of the informer it creates reach errorHandler with the phase', async () => {
+    const clock = new VirtualClock();
+    const client = new FakeListWatchClient();
+    const errors: { ctx: ErrorHandlerContext; err: unknown }[] = [];
+    const controller = newController({
+      kind: widgetSchema,
+      client,
+      clock,
+      logger: noopLogger,
+      errorHandler: (ctx, err) => errors.push({ ctx, err }),
+      reconciler: reconcileFunc(async () => ({})),
+    });
+    const abort = new AbortController();
+    const running = controller.run(abort.signal);
+    const failure = new ApiError({ status: 500, reason: 'InternalError' });
+    client.replyList(failure);
+    await waitFor(() => errors.length === 1);
+    assert.equal(errors[0]!.err, failure);
+    assert.equal(errors[0]!.ctx.source, 'informer');
+    assert.equal(errors[0]!.ctx.phase, 'list');
+    abort.abort();
+    await running;
   });
 
   test('runs inside an Operator and its informer failure stops the operator with that error', async () => {

@@ -17,22 +17,23 @@
  * Caveats: queued and delayed requests are dropped at shutdown (the next start lists every object
  * again); the action and contents of events are deliberately not passed on.
  */
-import { KubeloopError, identifierKey, objectKey } from '@kubeloop/resource';
+import { identifierKey, objectKey } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
 import type { Span } from '@opentelemetry/api';
 import { realClock } from '../clock.js';
 import type { Clock } from '../clock.js';
+import { ControllerLifecycle } from '../controller-lifecycle.js';
 import { ErrNilObject, InvalidArgumentError, isTerminalError } from '../errors.js';
 import type { Informer } from '../informer.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, DefaultErrorHandler } from '../informer-controller.js';
 import type { ErrorHandler, ErrorHandlerContext } from '../informer-controller.js';
-import { KubernetesBasedInformer } from '../kubernetes-based-informer.js';
-import type { KubernetesBasedInformerOptions } from '../kubernetes-based-informer.js';
+import { KubernetesBasedInformer, chainInformerErrorHandler } from '../kubernetes-based-informer.js';
+import type { InformerErrorContext, KubernetesBasedInformerOptions } from '../kubernetes-based-informer.js';
 import type { ListWatchClient } from '../list-watch-client.js';
 import { consoleLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { PrometheusCollector } from '../metrics.js';
-import type { HandlerContext, ResourceWatcher } from '../resource-watcher.js';
+import type { ResourceWatcher } from '../resource-watcher.js';
 import { RetryScheduler } from '../retry-scheduler.js';
 import { SpanNames, endSpan, getTracer, runInSpan } from '../tracing.js';
 import { DEFAULT_MAX_CONCURRENT_WORKERS, WorkQueue } from '../work-queue.js';
@@ -70,7 +71,12 @@ export interface ReconcileControllerOptions<T extends KubeObject = KubeObject> {
   rateLimiter?: RateLimiter | undefined;
   /** Source of time for requeues, the shutdown deadline and the created informer. Default: `realClock`. */
   clock?: Clock | undefined;
-  /** Receives every reconcile error (also terminal ones) and informer failures. Default: the core's `DefaultErrorHandler` (logs). */
+  /**
+   * Receives every reconcile error (also terminal ones) and informer failures: list and watch errors
+   * and failing handlers of informers with a public `errorHandler` (chained after one set on the
+   * informer, replacing its default logging), and a rejected informer `run()`. Default: the core's
+   * `DefaultErrorHandler` (logs).
+   */
   errorHandler?: ErrorHandler | undefined;
   /** Logger of the default error handler and of shutdown messages. Default: `consoleLogger`. */
   logger?: Logger | undefined;
@@ -87,10 +93,7 @@ interface DelayedRequest {
   dueAt: number;
 }
 
-type RunState = 'idle' | 'running' | 'stopping' | 'stopped';
-
 const RESOLVED: Promise<void> = Promise.resolve();
-const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * A level-based controller (controller-runtime `controller.Controller`). Create it with
@@ -108,16 +111,11 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly errorHandler: ErrorHandler;
-  private readonly shutdownTimeoutMs: number;
+  private readonly lifecycle: ControllerLifecycle;
   private readonly informers: Informer[];
   private readonly queue: WorkQueue<Request>;
   private readonly scheduler: RetryScheduler<DelayedRequest>;
   private readonly metrics: ReconcileMetrics;
-  private readonly informerRuns: Promise<void>[] = [];
-  private state: RunState = 'idle';
-  private ctx: HandlerContext = { signal: NEVER_ABORTED };
-  private fatalError: { error: unknown } | undefined;
-  private wake: (() => void) | undefined;
 
   /** Prefer {@link newController}. @throws InvalidArgumentError for a missing kind, reconciler, client/informer or a bad option. */
   constructor(options: ReconcileControllerOptions<T>) {
@@ -134,7 +132,13 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter({ clock: this.clock });
     const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     if (!(shutdownTimeoutMs >= 0)) throw new InvalidArgumentError(`shutdownTimeoutMs must be >= 0, got ${shutdownTimeoutMs}`);
-    this.shutdownTimeoutMs = shutdownTimeoutMs;
+    this.lifecycle = new ControllerLifecycle({
+      clock: this.clock,
+      shutdownTimeoutMs,
+      name: `controller ${this.name}`,
+      logger: this.logger,
+      logAttributes: { controller: this.name },
+    });
 
     if (options.informer != null) {
       this.informer = options.informer;
@@ -169,6 +173,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       source.informer.addEventHandler(this.mappedHandler(source));
       this.informers.push(source.informer);
     }
+    for (const informer of this.informers) chainInformerErrorHandler(informer, this.informerErrorHandler);
   }
 
   /** True once every informer of the controller has delivered its initial list. */
@@ -210,41 +215,13 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
    * an informer's error when an informer fails (after stopping everything). A controller runs once.
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.state !== 'idle') throw new KubeloopError('ControllerAlreadyRun', `controller ${this.name}: run() can be called once`);
-    this.state = 'running';
-    const runAbort = new AbortController();
-    this.ctx = { signal: runAbort.signal };
-    this.scheduler.start();
-    this.queue.start();
-    for (const informer of this.informers) this.startInformer(informer, runAbort.signal);
-
-    await new Promise<void>((resolve) => {
-      if (signal.aborted || this.fatalError !== undefined) {
-        resolve();
-        return;
-      }
-      this.wake = resolve;
-      signal.addEventListener('abort', () => resolve(), { once: true });
+    await this.lifecycle.run(signal, {
+      queue: this.queue,
+      scheduler: this.scheduler,
+      startInformers: () => {
+        for (const informer of this.informers) this.lifecycle.runInformer(informer, (err) => this.report(err, '', 'informer', 0, undefined));
+      },
     });
-    this.wake = undefined;
-
-    this.state = 'stopping';
-    runAbort.abort(this.fatalError?.error ?? signal.reason);
-    this.scheduler.clear();
-    this.scheduler.stop();
-    const started = this.clock.now();
-    const drained = await this.queue.shutdown(this.shutdownTimeoutMs);
-    const remaining = Math.max(0, this.shutdownTimeoutMs - (this.clock.now() - started));
-    const informersDone = await this.within(Promise.allSettled(this.informerRuns), remaining);
-    if (!drained || !informersDone) {
-      this.logger.warn('controller shutdown deadline passed with work still running', {
-        controller: this.name,
-        reconcilesRunning: this.queue.inFlight,
-        informersStopped: informersDone,
-      });
-    }
-    this.state = 'stopped';
-    if (this.fatalError !== undefined) throw this.fatalError.error;
   }
 
   // --- sources: synchronous and cheap, they only enqueue ---
@@ -293,7 +270,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
 
   /** client-go's `AddAfter`: one delayed requeue per key, the earliest wins. */
   private addAfter(key: string, request: Request, delayMs: number): void {
-    if (this.state === 'stopping' || this.state === 'stopped') return;
+    if (this.lifecycle.stopping) return;
     if (!(delayMs > 0)) {
       this.add(key, request);
       return;
@@ -307,20 +284,12 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     this.scheduler.schedule(key, { request, dueAt }, delayMs);
   }
 
-  private startInformer(informer: Informer, signal: AbortSignal): void {
-    const run = async (): Promise<void> => {
-      try {
-        await informer.run(signal);
-      } catch (err) {
-        if (signal.aborted) return;
-        // The Informer contract: run() rejects only for a configuration error, so it is fatal.
-        this.report(err, '', 'informer', 0, undefined);
-        this.fatalError ??= { error: err };
-        this.wake?.();
-      }
-    };
-    this.informerRuns.push(run());
-  }
+  /** Errors of the informers (see `errorHandler`): reported with `source: 'informer'` and the phase. */
+  private readonly informerErrorHandler = (error: unknown, context: InformerErrorContext): void => {
+    if (this.lifecycle.isShutdownAbort(error)) return;
+    const object = context.object;
+    this.report(error, object?.metadata?.name !== undefined ? objectKey(object) : '', 'informer', 0, undefined, context.phase);
+  };
 
   // --- workers ---
 
@@ -332,14 +301,14 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     let failed = false;
     let error: unknown;
     try {
-      result = await runInSpan(span, () => this.reconciler.reconcile(this.ctx, request));
+      result = await runInSpan(span, () => this.reconciler.reconcile(this.lifecycle.ctx, request));
     } catch (err) {
       failed = true;
       error = err;
     }
     this.metrics.activeWorkers.dec();
     this.metrics.reconcileTime.observe((performance.now() - started) / 1000);
-    endSpan(span, failed ? (error ?? new Error('reconcile failed')) : undefined);
+    endSpan(span, failed && !this.lifecycle.isShutdownAbort(error) ? (error ?? new Error('reconcile failed')) : undefined);
     this.settle(key, request, result, failed, error);
   };
 
@@ -348,7 +317,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     let outcome: ReconcileOutcome;
     if (failed) {
       // Gave up because the shutdown aborted its signal: expected, neither counted, reported nor requeued.
-      if (this.isShutdownAbort(error)) return;
+      if (this.lifecycle.isShutdownAbort(error)) return;
       outcome = 'error';
       this.metrics.errors.inc();
       if (isTerminalError(error)) {
@@ -395,23 +364,22 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     return span;
   }
 
-  /** A reconcile that gave up because the shutdown aborted its signal. */
-  private isShutdownAbort(error: unknown): boolean {
-    const signal = this.ctx.signal;
-    if (this.state === 'running' || !signal.aborted) return false;
-    if (error === signal.reason) return true;
-    const e = error as { name?: unknown; code?: unknown } | null;
-    return typeof e === 'object' && e !== null && (e.name === 'AbortError' || e.code === 'ABORT_ERR');
-  }
-
-  private report(error: unknown, key: string, source: ErrorHandlerContext['source'], attempt: number, retryAfterMs: number | undefined): void {
+  private report(
+    error: unknown,
+    key: string,
+    source: ErrorHandlerContext['source'],
+    attempt: number,
+    retryAfterMs: number | undefined,
+    phase?: ErrorHandlerContext['phase'],
+  ): void {
     const ctx: ErrorHandlerContext = {
-      signal: this.ctx.signal,
+      signal: this.lifecycle.ctx.signal,
       logger: this.logger,
       resourceKind: this.kind.kind,
       objectKey: key,
       action: '',
       source,
+      phase,
       attempt,
       retryAfterMs,
     };
@@ -422,15 +390,6 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     }
   }
 
-  private within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const timer = this.clock.setTimer(ms, () => resolve(false));
-      void promise.then(() => {
-        timer.cancel();
-        resolve(true);
-      });
-    });
-  }
 }
 
 /**

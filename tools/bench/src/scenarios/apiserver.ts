@@ -34,6 +34,8 @@ export interface ApiServerThroughput {
   writeP99Ms: number;
   /** The fewest events any watcher received, per write. */
   deliveredPerWrite: number;
+  /** CPU microseconds the server process spent per write (warm-up writes included): steadier than writes/s on a shared machine. */
+  serverCpuMicrosPerWrite: number;
   runs: WriterResult[];
 }
 
@@ -67,10 +69,12 @@ export async function runApiServerBench(options: ApiServerBenchOptions): Promise
     for (const watchers of [0, options.watchers]) {
       const runs: WriterResult[] = [];
       const delivered: number[] = [];
+      const serverCpu: number[] = [];
       for (let run = 0; run < options.runs; run++) {
         const watching = watchers > 0 ? BenchChild.start(WATCHERS_MAIN, { url: info.url, watchers } satisfies WatchersInput, { timeoutMs: 600_000, label: 'watchers' }) : undefined;
         try {
           await watching?.ready();
+          const cpuBefore = await server.command<number>('cpu');
           const writer = BenchChild.start(WRITER_MAIN, { url: info.url, mode: 'max', objects: OBJECTS, writes: options.writes, concurrency: CONCURRENCY, maxSeconds: 120, warmupWrites: Math.min(2000, options.writes) } satisfies WriterInput, {
             timeoutMs: 300_000,
             label: 'writer',
@@ -82,6 +86,7 @@ export async function runApiServerBench(options: ApiServerBenchOptions): Promise
             const counts = await watching.command<WatchersResult>({ events: written.totalWrites, timeoutMs: 30_000 } satisfies AwaitEvents);
             delivered.push(Math.min(...counts.events) / written.totalWrites);
           }
+          serverCpu.push((((await server.command<number>('cpu')) - cpuBefore) / written.totalWrites) * 1e6);
           options.log(`  ${watchers} watchers, run ${run + 1}/${options.runs}: ${formatInt(written.writesPerSecond)} writes/s`);
         } finally {
           await watching?.stop();
@@ -93,6 +98,7 @@ export async function runApiServerBench(options: ApiServerBenchOptions): Promise
         writeP50Ms: median(runs.map((r) => r.latencyP50Ms)),
         writeP99Ms: median(runs.map((r) => r.latencyP99Ms)),
         deliveredPerWrite: watchers > 0 ? median(delivered) : NaN,
+        serverCpuMicrosPerWrite: median(serverCpu),
         runs,
       });
     }
@@ -100,7 +106,9 @@ export async function runApiServerBench(options: ApiServerBenchOptions): Promise
     await server.stop();
   }
   const alone = throughput.find((t) => t.watchers === 0);
-  const notes: string[] = [];
+  const notes: string[] = [
+    'The writer, the watchers and the server are three processes on the same cores: with watchers attached, part of the drop in writes/s is the watchers\' own CPU. The server CPU per write is its own cost.',
+  ];
   for (const t of throughput) {
     if (t.watchers > 0 && t.deliveredPerWrite < 1) notes.push(`With ${t.watchers} watchers, the slowest watcher received ${formatFixed(t.deliveredPerWrite * 100, 1)}% of the events within 30 s.`);
   }
@@ -108,13 +116,14 @@ export async function runApiServerBench(options: ApiServerBenchOptions): Promise
     id: 'apiserver',
     title: '5. Embedded API server',
     setup: `Start-up: median of ${options.starts} fresh processes (import, startApiServer() until listening, first list answered: import ${formatMillis(startup.importMs)}, start ${formatMillis(startup.startMs)}, first request ${formatMillis(startup.firstRequestMs)}). Throughput: ${formatInt(options.writes)} merge patches of ~1 KB ConfigMaps, ${CONCURRENCY} in flight, from another process, after as many (at most 2,000) untimed warm-up writes; median of ${options.runs} runs.`,
-    columns: ['Watchers attached', 'writes/s', 'vs no watcher', 'write p50', 'write p99', 'events delivered / write'],
+    columns: ['Watchers attached', 'writes/s', 'vs no watcher', 'write p50', 'write p99', 'server CPU us / write', 'events delivered / write'],
     rows: throughput.map((t) => [
       String(t.watchers),
       formatInt(t.writesPerSecond),
       formatRatio(t.writesPerSecond / (alone?.writesPerSecond ?? NaN)),
       formatMillis(t.writeP50Ms),
       formatMillis(t.writeP99Ms),
+      formatInt(t.serverCpuMicrosPerWrite),
       t.watchers > 0 ? formatFixed(t.deliveredPerWrite, 3) : '',
     ]),
     notes,

@@ -42,7 +42,7 @@ export interface RetrySchedulerData {
 
 const VARIANTS: RetryInput['variant'][] = ['kubeloop', 'setTimeout'];
 const LABELS: Record<RetryInput['variant'], string> = {
-  kubeloop: 'kubeloop RetryScheduler (one heap, one timer)',
+  kubeloop: 'kubeloop RetryScheduler (one timer)',
   setTimeout: 'naive: one setTimeout per retry',
 };
 

@@ -1,12 +1,13 @@
 /**
  * Child process: the embedded API server (@kubeloop/apiserver) for scenarios 4 and 5.
- * - `serve`: start, report the URL and how long start-up took, serve until stopped.
+ * - `serve`: start, report the URL and how long start-up took, serve until stopped; the `cpu` command
+ *   answers the CPU seconds the process has used (so that a scenario can charge the server per write).
  * - `startup`: time `import('@kubeloop/apiserver')` and `startApiServer()` (to listening) and the first
  *   request answered, stop, report.
  */
 import { request } from 'node:http';
-import { onStop, runChildMain, sendReady } from '../child-runtime.js';
-import { nowSeconds } from '../measure.js';
+import { onCommand, onStop, runChildMain, sendReady } from '../child-runtime.js';
+import { cpuSeconds, nowSeconds } from '../measure.js';
 
 /** Input of the API server child. */
 export interface ApiServerChildInput {
@@ -50,6 +51,7 @@ runChildMain<ApiServerChildInput>(async (input) => {
     return startup;
   }
   onStop(() => server.stop());
+  onCommand(async () => cpuSeconds());
   await sendReady({ ...startup, url: server.url } satisfies ApiServerServing);
   return undefined;
 });
