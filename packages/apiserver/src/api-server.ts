@@ -39,6 +39,12 @@ export interface ApiServerOptions {
   maxBodyBytes?: number;
   /** With `dataDir`: when a write is durable before it is answered (see README). Default `'always'`. */
   fsync?: 'always' | 'batch' | 'never';
+  /**
+   * Bytes queued for one watch connection and not yet taken by its socket beyond which the watcher
+   * is too slow: its stream ends cleanly after what is queued (the client re-watches from the last
+   * resourceVersion it saw), as kube-apiserver closes watchers that do not keep up. Default 64 MiB.
+   */
+  maxWatchBufferBytes?: number;
   /** Receives diagnostic lines (log corruption found at start, unexpected handler errors). Default: discard. */
   logger?: (line: string) => void;
 }
@@ -85,6 +91,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const historyWindow = options.historyWindow ?? 10_000;
   if (!Number.isInteger(historyWindow) || historyWindow < 1) throw new RangeError(`historyWindow must be a positive integer, got ${historyWindow}`);
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const maxWatchBufferBytes = options.maxWatchBufferBytes;
+  if (maxWatchBufferBytes !== undefined && !(Number.isInteger(maxWatchBufferBytes) && maxWatchBufferBytes > 0)) {
+    throw new RangeError(`maxWatchBufferBytes must be a positive integer, got ${maxWatchBufferBytes}`);
+  }
   const registry = new ResourceRegistry();
   for (const type of [namespaceType, configMapType, secretType, eventType, leaseType, crdType]) registry.add(type);
 
@@ -104,7 +114,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
   const store = new ObjectStore({ historyWindow, initialResourceVersion: replayed.maxRv });
   for (const type of registry.all()) store.ensureTable(storeKeyOf(type));
-  const hub = new WatchHub(() => store.resourceVersion);
+  const hub = new WatchHub(() => store.resourceVersion, { maxBufferedBytes: maxWatchBufferBytes });
   store.setListener((storeKey, event) => hub.dispatch(storeKey, event));
   const service = new ObjectService(registry, store, {
     typeChanged(type, previous) {

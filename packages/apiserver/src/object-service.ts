@@ -330,8 +330,8 @@ export class ObjectService {
         const decoded = this.#decode(type, version, obj, opts.fieldValidation);
         return this.#create(type, version, decoded.obj, opts, decoded.warnings);
       }
-      const current = clone(existing.object) as Record<string, unknown>;
-      current.apiVersion = apiVersion;
+      // Every patch engine works on a copy of its input: a shallow one with the requested apiVersion is enough here.
+      const current: Record<string, unknown> = { ...existing.object, apiVersion };
       let patched: Record<string, unknown>;
       if (format === 'apply') {
         const applied = patch as KubeObject;

@@ -13,10 +13,16 @@ export class WatchHub {
   readonly #byType = new Map<string, Set<WatchStream>>();
   readonly #currentRv: () => number;
   #timer: NodeJS.Timeout | undefined;
+  /** Bytes a watcher may have queued and unsent before it is ended as too slow (see `watch-stream.ts`). */
+  readonly maxBufferedBytes: number | undefined;
 
-  /** @param currentRv the resourceVersion every watcher has been offered all changes up to. */
-  constructor(currentRv: () => number) {
+  /**
+   * @param currentRv the resourceVersion every watcher has been offered all changes up to.
+   * @param options.maxBufferedBytes the slow-watcher bound of every stream. Default: the stream's default.
+   */
+  constructor(currentRv: () => number, options: { maxBufferedBytes?: number | undefined } = {}) {
     this.#currentRv = currentRv;
+    this.maxBufferedBytes = options.maxBufferedBytes;
   }
 
   /** Starts the idle-bookmark ticker. */

@@ -55,6 +55,7 @@ export function serveWatch(
     sinceRv: initialEvents || fromNow ? current : (requested ?? current),
     bookmarks: opts.allowWatchBookmarks,
     table: table ? tableFormat(table, type.tablePrinter(version)) : undefined,
+    ...(hub.maxBufferedBytes !== undefined && { maxBufferedBytes: hub.maxBufferedBytes }),
   });
 
   if (initialEvents) {

@@ -1,10 +1,18 @@
 /**
  * One open watch connection: filters changes for its client and writes one compact JSON line
- * per event, each with a single `res.write` (one HTTP chunk, like kube-apiserver).
+ * per event. Lines queued during one event-loop turn leave together in one `res.write` (one HTTP
+ * chunk) at the end of the turn, as kube-apiserver flushes a watcher only when its channel is
+ * empty: one system call per watcher per turn rather than per event.
  *
  * Selector semantics (as the real watch cache): an object that enters the selector is ADDED
  * for this watcher, one that leaves it is DELETED (previous content, the change's
  * resourceVersion), and changes outside the selector are not seen at all.
+ *
+ * Slow watchers (as kube-apiserver's watch cache, which closes a watcher whose channel stays
+ * full): once the bytes queued for a client and not yet taken by its socket exceed
+ * `maxBufferedBytes`, the stream stops taking events and ends cleanly after what is already
+ * queued; the client reads to the end and re-watches from the last resourceVersion it saw. A
+ * client that still has not drained {@link slowWatcherDrainMs} later is cut.
  */
 import type { ServerResponse } from 'node:http';
 import type { FieldSelector, KubeObject, LabelSelector } from '@kubeloop/resource';
@@ -12,9 +20,16 @@ import { eventLine, jsonAtApiVersion } from './change-event.js';
 import type { ChangeEvent, ChangeType, StoredObject } from './change-event.js';
 import { singleObjectTableJson } from './table/table-encoding.js';
 import type { TableFormat } from './table/table-encoding.js';
+import { flushAtEndOfTurn } from './watch-flush-queue.js';
 
-/** A client buffering more than this is cut off, as the real server drops watchers that do not read. */
-const maxBufferedBytes = 64 * 1024 * 1024;
+/** Default of {@link WatchStreamOptions.maxBufferedBytes}. */
+export const defaultMaxWatchBufferBytes = 64 * 1024 * 1024;
+
+/** How long a slow watcher that was ended may take to read what was queued before its connection is cut. */
+export const slowWatcherDrainMs = 30_000;
+
+/** Queued bytes beyond which a batch is written at once rather than at the end of the turn (bounds the copy). */
+const flushNowBytes = 1024 * 1024;
 
 /** What a watch selects and how it is written. */
 export interface WatchStreamOptions {
@@ -35,6 +50,8 @@ export interface WatchStreamOptions {
    * stream carries the column definitions. Undefined: plain objects.
    */
   readonly table: TableFormat | undefined;
+  /** A client with more queued and unsent bytes than this is ended as too slow. Default {@link defaultMaxWatchBufferBytes}. */
+  readonly maxBufferedBytes?: number;
 }
 
 /** An open watch. */
@@ -48,11 +65,16 @@ export class WatchStream {
   readonly #closeHandlers: (() => void)[] = [];
   /** Table column definitions still to be sent (with the first event). */
   #tableHeaders = true;
+  /** Lines queued this turn, written together by {@link WatchStream.flush}. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  readonly #maxBufferedBytes: number;
 
   constructor(res: ServerResponse, options: WatchStreamOptions) {
     this.#res = res;
     this.options = options;
     this.#filtered = options.namespace !== undefined || options.labelSelector !== undefined || options.fieldSelector !== undefined;
+    this.#maxBufferedBytes = options.maxBufferedBytes ?? defaultMaxWatchBufferBytes;
     // In Node 20 the response's 'close' is what reliably reports a client going away.
     res.on('close', () => this.#markClosed());
   }
@@ -71,6 +93,8 @@ export class WatchStream {
   #markClosed(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#pending = [];
+    this.#pendingBytes = 0;
     for (const fn of this.#closeHandlers.splice(0)) fn();
   }
 
@@ -140,24 +164,57 @@ export class WatchStream {
     this.#write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
   }
 
+  /** Queues a line for the end of the turn. */
   #write(line: string | Buffer): void {
     if (this.#closed) return;
-    this.lastWriteAt = Date.now();
-    this.#res.write(line);
-    if (this.#res.writableLength > maxBufferedBytes) this.destroy(false);
+    const bytes = typeof line === 'string' ? Buffer.from(line, 'utf8') : line;
+    if (this.#pendingBytes + bytes.length + this.#res.writableLength > this.#maxBufferedBytes) {
+      this.#endSlow();
+      return;
+    }
+    if (this.#pending.push(bytes) === 1) flushAtEndOfTurn(this);
+    this.#pendingBytes += bytes.length;
+    if (this.#pendingBytes >= flushNowBytes) this.flush();
   }
 
-  /** Ends the stream cleanly (timeout, server stop, type removed). */
+  /** Writes the queued lines in one `res.write` (called at the end of the turn). */
+  flush(): void {
+    const pending = this.#pending;
+    if (this.#closed || pending.length === 0) return;
+    const bytes = this.#pendingBytes;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.lastWriteAt = Date.now();
+    this.#res.write(pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, bytes));
+  }
+
+  /** Ends a watcher that does not keep up, after what is queued; cuts it if it does not drain in time. */
+  #endSlow(): void {
+    const res = this.#res;
+    this.end();
+    const timer = setTimeout(() => res.destroy(), slowWatcherDrainMs);
+    timer.unref();
+    res.once('close', () => clearTimeout(timer));
+  }
+
+  /** Ends the stream cleanly after the queued lines (timeout, server stop, type removed). */
   end(): void {
     if (this.#closed) return;
+    this.flush();
     this.#res.end();
     this.#markClosed();
   }
 
-  /** Cuts the connection; with `midLine`, after writing half of an event line (fault injection). */
+  /**
+   * Cuts the connection; with `midLine`, after writing the queued lines and half of an event line
+   * (fault injection). Without, queued lines are lost, as they would be in a reset.
+   */
   destroy(midLine: boolean): void {
     if (this.#closed) return;
-    if (midLine) this.#res.write('{"type":"MODIFIED","object":{"kind":"');
+    if (midLine) {
+      this.flush();
+      this.#res.write('{"type":"MODIFIED","object":{"kind":"');
+    }
     const socket = this.#res.socket;
     // Give the half line a chance to leave before the reset, so clients see a torn line.
     if (midLine && socket) setImmediate(() => socket.destroy());

@@ -77,10 +77,11 @@ const MIN_UNQUERIED_SCHEDULES_TO_DROP_INDEX = 4096;
  * The key index (each key's entries, for {@link cancel}, {@link hasPending}, {@link pending} and
  * {@link entries}) is built on the first such query and kept up to date while queries keep coming;
  * after many schedules with no query (a retry storm with no new events: nothing to cancel) it is
- * dropped, and rebuilt by the next query in O(waiting entries). Keeping it costs an object, a hash
- * lookup and list links per schedule, on a map as large as the failing objects: without it a retry
- * costs about half as much CPU. A rebuild is paid for by at least twice as many schedules that
- * skipped the index.
+ * dropped, and rebuilt by the next query in O(waiting entries), in one go (about 1 us per waiting
+ * entry: 100 ms at 100k, once, when events resume after a storm). Keeping it costs an object, a
+ * hash lookup and list links per schedule, on a map as large as the failing objects: without it a
+ * retry costs about half as much CPU. A rebuild is paid for by at least twice as many schedules
+ * that skipped the index.
  */
 export class RetryScheduler<E> {
   private readonly clock: Clock;
