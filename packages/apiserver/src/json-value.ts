@@ -11,12 +11,26 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A deep copy of a JSON value; faster than `structuredClone` for plain JSON. */
+/**
+ * A deep copy of a JSON value (own enumerable properties only); several times faster than
+ * `structuredClone` for plain JSON. Runs on every patch: plain loops, no per-property closures or
+ * entry arrays (`Object.entries` made it 4x slower).
+ */
 export function cloneJson<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((v: unknown) => cloneJson(v)) as T;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = cloneJson(value[i] as unknown);
+    return out as T;
+  }
+  const source = value as JsonObject;
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value as JsonObject)) setOwn(out, k, cloneJson(v));
+  for (const k in source) {
+    if (!Object.prototype.hasOwnProperty.call(source, k)) continue;
+    const v = cloneJson(source[k]);
+    if (k === '__proto__') setOwn(out, k, v);
+    else out[k] = v;
+  }
   return out as T;
 }
 

@@ -29,7 +29,7 @@ import type { StoredObject } from './change-event.js';
 import { encodeContinueToken } from './continue-token.js';
 import { crdType, customResourceType, storeKeyOfCrd } from './crd-resource.js';
 import { forgetSchemaValidators } from './crd-schema.js';
-import { jsonEqual } from './json-value.js';
+import { cloneJson, jsonEqual } from './json-value.js';
 import type { ListOptions } from './list-options.js';
 import { generatedName } from './name-validation.js';
 import type { ObjectStore } from './object-store.js';
@@ -116,7 +116,7 @@ function nowTime(): string {
 }
 
 function clone(obj: KubeObject): KubeObject {
-  return structuredClone(obj);
+  return cloneJson(obj);
 }
 
 function lowerBound(keys: readonly string[], target: string): number {

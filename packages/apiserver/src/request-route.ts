@@ -54,7 +54,9 @@ function resourceRoute(group: string, version: string, rest: string[]): Route {
 export function parseRoute(path: string): Route {
   let segments: string[];
   try {
-    segments = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+    segments = path.split('/').filter((s) => s !== '');
+    // Most paths have no escapes: decode only when there is something to decode.
+    if (path.includes('%')) segments = segments.map(decodeURIComponent);
   } catch {
     return notFound;
   }

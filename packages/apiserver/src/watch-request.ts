@@ -71,6 +71,7 @@ export function serveWatch(
     }
     for (const event of backlog) stream.offer(event);
   }
+  stream.startLive();
   hub.add(stream);
 
   if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0) {

@@ -10,9 +10,10 @@
  *
  * Slow watchers (as kube-apiserver's watch cache, which closes a watcher whose channel stays
  * full): once the bytes queued for a client and not yet taken by its socket exceed
- * `maxBufferedBytes`, the stream stops taking events and ends cleanly after what is already
- * queued; the client reads to the end and re-watches from the last resourceVersion it saw. A
- * client that still has not drained {@link slowWatcherDrainMs} later is cut.
+ * `maxBufferedBytes` (plus the size of the initial events or kept changes the client asked for
+ * at the start, which are its own request), the stream stops taking events and ends cleanly after
+ * what is already queued; the client reads to the end and re-watches from the last
+ * resourceVersion it saw. A client that still has not drained {@link slowWatcherDrainMs} later is cut.
  */
 import type { ServerResponse } from 'node:http';
 import type { FieldSelector, KubeObject, LabelSelector } from '@kubeloop/resource';
@@ -20,7 +21,7 @@ import { eventLine, jsonAtApiVersion } from './change-event.js';
 import type { ChangeEvent, ChangeType, StoredObject } from './change-event.js';
 import { singleObjectTableJson } from './table/table-encoding.js';
 import type { TableFormat } from './table/table-encoding.js';
-import { flushAtEndOfTurn } from './watch-flush-queue.js';
+import { flushAtEndOfTurn, joinLines } from './watch-flush-queue.js';
 
 /** Default of {@link WatchStreamOptions.maxBufferedBytes}. */
 export const defaultMaxWatchBufferBytes = 64 * 1024 * 1024;
@@ -69,6 +70,8 @@ export class WatchStream {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   readonly #maxBufferedBytes: number;
+  /** Unsent bytes beyond which the watcher is too slow; none until {@link WatchStream.startLive}. */
+  #limit = Infinity;
 
   constructor(res: ServerResponse, options: WatchStreamOptions) {
     this.#res = res;
@@ -77,6 +80,14 @@ export class WatchStream {
     this.#maxBufferedBytes = options.maxBufferedBytes ?? defaultMaxWatchBufferBytes;
     // In Node 20 the response's 'close' is what reliably reports a client going away.
     res.on('close', () => this.#markClosed());
+  }
+
+  /**
+   * Called once the initial events or kept changes are queued, before live changes are offered:
+   * from now on, unsent bytes beyond `maxBufferedBytes` plus what is queued now end the watcher.
+   */
+  startLive(): void {
+    this.#limit = this.#maxBufferedBytes + this.#pendingBytes + this.#res.writableLength;
   }
 
   /** True once the connection is gone or ended. */
@@ -168,7 +179,7 @@ export class WatchStream {
   #write(line: string | Buffer): void {
     if (this.#closed) return;
     const bytes = typeof line === 'string' ? Buffer.from(line, 'utf8') : line;
-    if (this.#pendingBytes + bytes.length + this.#res.writableLength > this.#maxBufferedBytes) {
+    if (this.#pendingBytes + bytes.length + this.#res.writableLength > this.#limit) {
       this.#endSlow();
       return;
     }
@@ -185,7 +196,7 @@ export class WatchStream {
     this.#pending = [];
     this.#pendingBytes = 0;
     this.lastWriteAt = Date.now();
-    this.#res.write(pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, bytes));
+    this.#res.write(joinLines(pending, bytes));
   }
 
   /** Ends a watcher that does not keep up, after what is queued; cuts it if it does not drain in time. */

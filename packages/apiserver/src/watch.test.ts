@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApiServer } from './api-server.js';
@@ -167,11 +169,126 @@ describe('watch', () => {
     assert.equal(w.events.length, 1);
   });
 
+  test('changes applied in one event-loop turn arrive as one chunk, still one JSON object per line', async () => {
+    for (let i = 0; i < 5; i++) await create(`batch-${i}`, { suite: 'batch' });
+    const w = await watch(`resourceVersion=${server.resourceVersion()}&labelSelector=suite%3Dbatch`).ready();
+    // One delete-collection request deletes the five objects within one turn.
+    assert.equal((await req('DELETE', `${cms}?labelSelector=suite%3Dbatch`)).status, 200);
+    await w.waitForEvents(5);
+    assert.equal(w.chunks.length, 1, 'the five events left in one write');
+    const lines = (w.chunks[0] as string).split('\n');
+    assert.equal(lines.pop(), '', 'the chunk ends with a newline');
+    assert.equal(lines.length, 5);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { type: string; object: { metadata: { name: string } } }).type),
+      ['DELETED', 'DELETED', 'DELETED', 'DELETED', 'DELETED'],
+    );
+    assert.deepEqual(w.events.map((e) => String(e.object.metadata.name)).sort(), ['batch-0', 'batch-1', 'batch-2', 'batch-3', 'batch-4']);
+  });
+
+  test('under concurrent writes a client reading line by line sees every event, in resourceVersion order', async () => {
+    const objects = 8;
+    for (let i = 0; i < objects; i++) await create(`order-${i}`, { suite: 'order', half: String(i % 2) });
+    const all = await watch(`resourceVersion=${server.resourceVersion()}&labelSelector=suite%3Dorder`).ready();
+    const half = await watch(`resourceVersion=${server.resourceVersion()}&labelSelector=half%3D0`).ready();
+    const writes = 240;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < writes) {
+          const n = next++;
+          const res = await req('PATCH', `${cms}/order-${n % objects}`, { data: { n: String(n) } }, 'application/merge-patch+json');
+          assert.equal(res.status, 200, res.text);
+        }
+      }),
+    );
+    await all.waitForEvents(writes);
+    await half.waitForEvents(writes / 2);
+    for (const w of [all, half]) {
+      const rvs = w.events.map((e) => Number(e.object.metadata.resourceVersion));
+      assert.ok(
+        rvs.every((rv, i) => i === 0 || rv > (rvs[i - 1] as number)),
+        'resourceVersions increase',
+      );
+      assert.ok(w.events.every((e) => e.type === 'MODIFIED'));
+    }
+    assert.equal(all.events.length, writes);
+    assert.equal(half.events.length, writes / 2);
+    assert.deepEqual(
+      half.events.map((e) => String(e.object.metadata.resourceVersion)),
+      all.events.filter((e) => Number(String(e.object.metadata.name).slice('order-'.length)) % 2 === 0).map((e) => String(e.object.metadata.resourceVersion)),
+      'the filtered watcher sees exactly its share',
+    );
+    assert.equal(all.partial, '', 'no torn line');
+  });
+
   test('a client that goes away is forgotten by the server', async () => {
     const w = await watch(`resourceVersion=${server.resourceVersion()}`).ready();
     w.close();
     // The server keeps working and later writes do not fail on the closed socket.
     await create('after-close');
     assert.equal((await req('GET', `${cms}/after-close`)).status, 200);
+  });
+});
+
+describe('slow watchers', () => {
+  let server: ApiServer;
+  let slowRequest: ClientRequest | undefined;
+
+  before(async () => {
+    server = await startApiServer({ maxWatchBufferBytes: 1024 * 1024 });
+  });
+  after(async () => {
+    slowRequest?.destroy();
+    await server.stop();
+  });
+
+  test('a watcher that does not read is ended cleanly once maxWatchBufferBytes is queued, and resumes without loss', async () => {
+    const big = 'x'.repeat(100 * 1024);
+    const created = await call(server.url, 'POST', cms, { metadata: { name: 'slow' }, data: { big, n: '0' } });
+    assert.equal(created.status, 201, created.text);
+    // A client that stops reading at once: the kernel buffers fill, then the server's queue.
+    let response: IncomingMessage | undefined;
+    slowRequest = request(`${server.url}${cms}?watch=true&resourceVersion=${server.resourceVersion()}&fieldSelector=metadata.name%3Dslow`, (res) => {
+      res.pause();
+      response = res;
+    });
+    slowRequest.end();
+    await waitFor(() => response);
+    const writes = 300;
+    for (let n = 1; n <= writes; n++) {
+      const res = await call(server.url, 'PATCH', `${cms}/slow`, { data: { n: String(n) } }, { contentType: 'application/merge-patch+json' });
+      assert.equal(res.status, 200, res.text);
+    }
+    // Now read: whole lines in order, then a clean end well before the last write.
+    const res = response as IncomingMessage;
+    let text = '';
+    let ended = false;
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => (text += chunk));
+    res.on('end', () => (ended = true));
+    res.resume();
+    await waitFor(() => ended, { timeoutMs: 10_000, message: 'the slow watch ends' });
+    const lines = text.split('\n');
+    assert.equal(lines.pop(), '', 'no torn line');
+    const ns = lines.map((line) => Number((JSON.parse(line) as { object: { data: { n: string } } }).object.data.n));
+    assert.ok(ns.length > 0 && ns.length < writes, `ended early (received ${ns.length} of ${writes})`);
+    assert.deepEqual(
+      ns,
+      ns.map((_, i) => i + 1),
+      'every event up to the end, in order',
+    );
+    const lastRv = (JSON.parse(lines.at(-1) as string) as { object: { metadata: { resourceVersion: string } } }).object.metadata.resourceVersion;
+    // The client re-watches from the last resourceVersion it saw and gets the rest.
+    const resumed = new RawWatch(`${server.url}${cms}?watch=true&resourceVersion=${lastRv}&fieldSelector=metadata.name%3Dslow`);
+    try {
+      await resumed.waitForEvents(writes - ns.length, 10_000);
+      assert.deepEqual(
+        resumed.events.map((e) => Number(e.object.data.n)),
+        Array.from({ length: writes - ns.length }, (_, i) => ns.length + 1 + i),
+      );
+    } finally {
+      resumed.close();
+    }
   });
 });
