@@ -13,6 +13,7 @@ import type { KubeObject } from '@kubeloop/resource';
 import { configMapType, eventType, leaseType, namespaceType, secretType } from './builtin-resources.js';
 import { crdType } from './crd-resource.js';
 import { FaultInjector } from './faults.js';
+import { GarbageCollector } from './garbage-collector.js';
 import type { Faults } from './faults.js';
 import { kubeconfigFor } from './kubeconfig.js';
 import { ObjectService, immortalNamespaces } from './object-service.js';
@@ -115,16 +116,22 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const store = new ObjectStore({ historyWindow, initialResourceVersion: replayed.maxRv });
   for (const type of registry.all()) store.ensureTable(storeKeyOf(type));
   const hub = new WatchHub(() => store.resourceVersion, { maxBufferedBytes: maxWatchBufferBytes });
-  store.setListener((storeKey, event) => hub.dispatch(storeKey, event));
+  // The listener and type hooks first run on a write, after `collector` below exists.
+  store.setListener((storeKey, event) => {
+    hub.dispatch(storeKey, event);
+    collector.observe(storeKey, event);
+  });
   const service = new ObjectService(registry, store, {
     typeChanged(type, previous) {
       // Watches of a type whose scope or versions changed are ended; clients re-watch the new shape.
       if (previous && (previous.namespaced !== type.namespaced || previous.versions.join() !== type.versions.join())) hub.endType(storeKeyOf(type));
+      collector.typesChanged();
     },
     typeRemoved(storeKey) {
       hub.endType(storeKey);
     },
   });
+  const collector = new GarbageCollector({ registry, store, writes: service, logger });
 
   // CRDs first, so that their objects find their types.
   const crdStoreKey = storeKeyOf(crdType);
@@ -142,6 +149,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   }
   if (dropped > 0) logger(`kubeloop-apiserver: dropped ${dropped} replayed objects whose type is no longer served`);
   if (log) store.attachLog(log);
+  // After the replay: dependents left dangling by a stop are collected now, through the log.
+  collector.start();
 
   for (const name of immortalNamespaces) {
     if (!store.get(storeKeyOf(namespaceType), name)) {
@@ -174,6 +183,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       });
     });
   } catch (err) {
+    await collector.stop();
     await store.closeLog();
     throw err;
   }
@@ -193,6 +203,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     stop() {
       stopping ??= (async () => {
         hub.stop();
+        await collector.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await closed;

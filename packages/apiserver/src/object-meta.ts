@@ -119,6 +119,35 @@ export function validateObjectMeta(meta: ObjectMeta, rule: NameRule, checkName: 
     const problem = qualifiedNameProblem(finalizer);
     if (problem) problems.push(invalidValue(`metadata.finalizers[${i}]`, finalizer, problem));
   });
+  problems.push(...ownerReferenceProblems(meta.ownerReferences));
+  return problems;
+}
+
+/** kube-apiserver's `ValidateOwnerReferences`: apiVersion (with a version), kind, name and uid set; at most one controller. */
+function ownerReferenceProblems(refs: readonly unknown[] | undefined): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const field = 'metadata.ownerReferences';
+  let controller: string | undefined;
+  for (const entry of refs ?? []) {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push(invalidValue(field, entry, 'must be an owner reference'));
+      continue;
+    }
+    const ref = entry as Record<string, unknown>;
+    const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
+    if (apiVersion === '' || apiVersion.endsWith('/')) problems.push(invalidValue(`${field}.apiVersion`, apiVersion, 'version must not be empty'));
+    else if (apiVersion.split('/').length > 2) problems.push(invalidValue(`${field}.apiVersion`, apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
+    for (const key of ['kind', 'name', 'uid'] as const) {
+      const value = ref[key];
+      if (typeof value !== 'string' || value === '') problems.push(invalidValue(`${field}.${key}`, typeof value === 'string' ? value : '', 'must not be empty'));
+    }
+    if (ref.controller === true) {
+      const name = `${String(ref.kind)}/${String(ref.name)}`;
+      if (controller !== undefined) {
+        problems.push(invalidValue(field, refs, `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${name}`));
+      } else controller = name;
+    }
+  }
   return problems;
 }
 

@@ -210,7 +210,13 @@ describe('object semantics', () => {
 
   describe('empty metadata lists and maps are omitted, as kube-apiserver does', () => {
     const emptied = ['finalizers', 'ownerReferences', 'labels', 'annotations', 'managedFields'];
-    const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '6b4e6d0a-0000-4000-8000-000000000001' };
+    // The owner exists: a reference to a missing owner would get the widget garbage-collected.
+    const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '' };
+    before(async () => {
+      const created = await req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'owner' } });
+      assert.equal(created.status, 201, created.text);
+      owner.uid = created.body.metadata.uid;
+    });
     const widget = (name: string, extra: Record<string, unknown> = {}) => ({
       apiVersion: 'example.com/v1',
       kind: 'Widget',

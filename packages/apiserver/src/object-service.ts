@@ -18,9 +18,12 @@
  * 6. Namespaced creates need an existing namespace (404) that is not terminating (403).
  * 7. Deleting a namespace deletes its objects, then itself once they are gone; deleting a CRD
  *    deletes its objects and stops serving the type.
+ * 8. `propagationPolicy` Orphan / Foreground add the `orphan` / `foregroundDeletion` finalizer
+ *    (Background removes both), also on an object already being deleted; the garbage collector
+ *    (`garbage-collector.ts`) does the rest through the `gc*` methods here.
  */
 import { randomUUID } from 'node:crypto';
-import type { KubeObject } from '@kubeloop/resource';
+import type { KubeObject, OwnerReference } from '@kubeloop/resource';
 import { parse as parseYaml } from 'yaml';
 import { decodeError } from './builtin-decoding.js';
 import { namespaceType } from './builtin-resources.js';
@@ -29,6 +32,8 @@ import type { StoredObject } from './change-event.js';
 import { encodeContinueToken } from './continue-token.js';
 import { crdType, customResourceType, storeKeyOfCrd } from './crd-resource.js';
 import { forgetSchemaValidators } from './crd-schema.js';
+import { finalizersAfterDelete } from './delete-options.js';
+import type { PropagationPolicy } from './delete-options.js';
 import { cloneJson, jsonEqual } from './json-value.js';
 import type { ListOptions } from './list-options.js';
 import { generatedName } from './name-validation.js';
@@ -85,6 +90,8 @@ export interface DeleteResult {
 export interface DeleteRequest {
   readonly preconditions?: { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined } | undefined;
   readonly dryRun: boolean;
+  /** How dependents are treated; undefined: as the object's `orphan`/`foregroundDeletion` finalizers say, else Background. */
+  readonly propagationPolicy?: PropagationPolicy | undefined;
 }
 
 /** One page of a list. */
@@ -433,7 +440,7 @@ export class ObjectService {
     if (jsonEqual(old, next)) return { stored: existing, created: false, warnings };
 
     const storeKey = storeKeyOf(type);
-    if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
+    if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && !(type === namespaceType && this.#namespaceHasObjects(name))) {
       if (opts.dryRun) return { stored: this.#dryRunStored(next, existing.key), created: false, warnings };
       const removed = await this.#removeObject(type, existing.key);
       return { stored: removed ?? existing, created: false, warnings };
@@ -457,24 +464,30 @@ export class ObjectService {
         throw conflict(type, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`);
       }
       if (type === namespaceType && immortalNamespaces.includes(name)) throw forbidden(type, name, 'this namespace may not be deleted');
-      return this.#deleteOne(type, existing, request.dryRun);
+      return this.#deleteOne(type, existing, request.dryRun, request.propagationPolicy);
     });
   }
 
-  async #deleteOne(type: ResourceType, existing: StoredObject, dryRun: boolean): Promise<DeleteResult> {
+  async #deleteOne(type: ResourceType, existing: StoredObject, dryRun: boolean, policy: PropagationPolicy | undefined): Promise<DeleteResult> {
     const meta = existing.object.metadata;
     const isNamespace = type === namespaceType;
-    if (meta.finalizers?.length || (isNamespace && this.#namespaceHasObjects(meta.name))) {
-      if (meta.deletionTimestamp) return { stored: existing, deleted: false };
+    const current = meta.finalizers ?? [];
+    const finalizers = finalizersAfterDelete(current, policy);
+    if (finalizers.length > 0 || (isNamespace && this.#namespaceHasObjects(meta.name))) {
+      if (meta.deletionTimestamp && finalizers === current) return { stored: existing, deleted: false };
       const next = clone(existing.object);
-      next.metadata.deletionTimestamp = nowTime();
-      next.metadata.deletionGracePeriodSeconds = 0;
-      if (type.hasGeneration) next.metadata.generation = (meta.generation ?? 0) + 1;
-      if (isNamespace) next.status = { ...(next.status as Record<string, unknown> | undefined), phase: 'Terminating' };
+      next.metadata.finalizers = [...finalizers];
+      const starting = !meta.deletionTimestamp;
+      if (starting) {
+        next.metadata.deletionTimestamp = nowTime();
+        next.metadata.deletionGracePeriodSeconds = 0;
+        if (type.hasGeneration) next.metadata.generation = (meta.generation ?? 0) + 1;
+        if (isNamespace) next.status = { ...(next.status as Record<string, unknown> | undefined), phase: 'Terminating' };
+      }
       const deleting = canonicalObject(next, []);
       if (dryRun) return { stored: this.#dryRunStored(deleting, existing.key), deleted: false };
       const stored = await this.#store.put(storeKeyOf(type), existing.key, deleting);
-      if (isNamespace) {
+      if (isNamespace && starting) {
         await this.#deleteNamespaceContents(meta.name);
         const after = this.#store.get(storeKeyOf(type), existing.key);
         if (!after) return { stored, deleted: true };
@@ -503,12 +516,58 @@ export class ObjectService {
       for (const target of targets) {
         const current = this.#store.get(storeKey, target.key);
         if (!current) continue;
-        const result = await this.#deleteOne(type, current, request.dryRun);
+        const result = await this.#deleteOne(type, current, request.dryRun, request.propagationPolicy);
         items.push(jsonAtApiVersion(result.stored, apiVersion));
       }
       const rv = String(this.#store.resourceVersion);
       return `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${rv}"},"items":[${items.join(',')}]}`;
     });
+  }
+
+  // --- the garbage collector's writes (see garbage-collector.ts); each does nothing when the object is gone or its uid changed ---
+
+  /** Deletes an object as the garbage collector does: the ordinary delete path with `policy`. */
+  gcDelete(type: ResourceType, key: string, uid: string, policy: PropagationPolicy): Promise<void> {
+    return this.#store.exclusive(async () => {
+      const existing = this.#storedWithUid(type, key, uid);
+      if (!existing || (type === namespaceType && immortalNamespaces.includes(key))) return;
+      await this.#deleteOne(type, existing, false, policy);
+    });
+  }
+
+  /** Rewrites an object's `ownerReferences` (dropping references to gone owners, unblocking). No change, no write. */
+  gcEditOwnerReferences(type: ResourceType, key: string, uid: string, edit: (refs: readonly OwnerReference[]) => OwnerReference[]): Promise<void> {
+    return this.#store.exclusive(async () => {
+      const existing = this.#storedWithUid(type, key, uid);
+      if (!existing) return;
+      const refs = existing.object.metadata.ownerReferences ?? [];
+      const edited = edit(refs);
+      if (jsonEqual(refs, edited)) return;
+      const next = clone(existing.object);
+      next.metadata.ownerReferences = edited;
+      await this.#store.put(storeKeyOf(type), key, canonicalObject(next, []));
+    });
+  }
+
+  /** Removes one finalizer; like a client's write, removing the last one of an object being deleted removes the object. */
+  gcRemoveFinalizer(type: ResourceType, key: string, uid: string, finalizer: string): Promise<void> {
+    return this.#store.exclusive(async () => {
+      const existing = this.#storedWithUid(type, key, uid);
+      if (!existing?.object.metadata.finalizers?.includes(finalizer)) return;
+      const next = clone(existing.object);
+      next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+      const meta = next.metadata;
+      if (meta.deletionTimestamp && meta.finalizers?.length === 0 && !(type === namespaceType && this.#namespaceHasObjects(meta.name))) {
+        await this.#removeObject(type, key);
+        return;
+      }
+      await this.#store.put(storeKeyOf(type), key, canonicalObject(next, []));
+    });
+  }
+
+  #storedWithUid(type: ResourceType, key: string, uid: string): StoredObject | undefined {
+    const stored = this.#store.get(storeKeyOf(type), key);
+    return stored?.object.metadata.uid === uid ? stored : undefined;
   }
 
   // --- helpers ---
@@ -590,7 +649,7 @@ export class ObjectService {
       const targets = [...this.#store.values(storeKey)].filter((s) => s.key.startsWith(prefix));
       for (const target of targets) {
         const current = this.#store.get(storeKey, target.key);
-        if (current) await this.#deleteOne(type, current, false);
+        if (current) await this.#deleteOne(type, current, false, undefined);
       }
     }
   }

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { StoredObject } from './change-event.js';
 import { jsonAtApiVersion } from './change-event.js';
+import { propagationPolicyOf } from './delete-options.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
 import { parseListOptions } from './list-options.js';
@@ -225,7 +226,7 @@ export class RequestHandler {
   ): Promise<void> {
     const body = await readBody(req, this.#deps.maxBodyBytes);
     const text = body.toString('utf8');
-    let options: { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] } = {};
+    let options: { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[]; propagationPolicy?: unknown; orphanDependents?: unknown } = {};
     if (mediaTypeOf(req) === protobufMediaType && body.length > 0) {
       options = decodeProtobufObject(body);
     } else if (text.trim() !== '') {
@@ -239,12 +240,13 @@ export class RequestHandler {
     }
     const preconditions = { uid: params.get('preconditions.uid') ?? options.preconditions?.uid, resourceVersion: params.get('preconditions.resourceVersion') ?? options.preconditions?.resourceVersion };
     const dryRun = dryRunQuery || (Array.isArray(options.dryRun) && options.dryRun.includes('All'));
+    const propagationPolicy = propagationPolicyOf(options, params);
     const { service } = this.#deps;
     if (name === undefined) {
       const opts = parseListOptions(type, params);
-      return sendJson(res, 200, await service.deleteCollection(type, version, namespace, opts, { dryRun }));
+      return sendJson(res, 200, await service.deleteCollection(type, version, namespace, opts, { dryRun, propagationPolicy }));
     }
-    const result = await service.delete(type, namespace, name, { preconditions, dryRun });
+    const result = await service.delete(type, namespace, name, { preconditions, dryRun, propagationPolicy });
     if (!result.deleted || type.returnsDeletedObject) return sendJson(res, 200, this.#objectJson(type, version, result.stored));
     const details: Record<string, unknown> = { name };
     if (type.group) details.group = type.group;

@@ -48,6 +48,17 @@ export class ResourceRegistry {
     return this.#byPath.get(`${group}/${version}/${plural}`);
   }
 
+  /** The type of `kind` served at `apiVersion` (`group/version`, or `version` for core), as an owner reference names it. */
+  findKind(apiVersion: string, kind: string): ResourceType | undefined {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    for (const type of this.#byStoreKey.values()) {
+      if (type.kind === kind && type.group === group && type.versions.includes(version)) return type;
+    }
+    return undefined;
+  }
+
   /** The type stored under a store key. */
   byStoreKey(storeKey: string): ResourceType | undefined {
     return this.#byStoreKey.get(storeKey);
