@@ -77,8 +77,8 @@ export class PlaylistReconciler implements Reconciler<Playlist> {
   /** The finalizer's job: undo what Kubernetes cannot (the catalogue entry), then the ConfigMap. */
   private async cleanUp(playlist: Playlist): Promise<ReconcileOutcome> {
     await this.options.catalogue.withdraw({ namespace: playlist.metadata.namespace ?? '', name: playlist.metadata.name });
-    // A cluster's garbage collector would delete the owned ConfigMap too; deleting it here makes the
-    // cleanup immediate and independent of the collector (the embedded API server has none).
+    // The garbage collector (a cluster's, or the embedded API server's) deletes the owned ConfigMap
+    // too, shortly after the Playlist is gone; deleting it here makes the cleanup part of the finalizer.
     try {
       await this.options.configMaps.delete({ namespace: playlist.metadata.namespace ?? '', name: configMapNameOf(playlist.metadata.name) });
     } catch (error) {
