@@ -59,9 +59,12 @@ export type {
   RetryReason,
   BoundEventMetrics,
   BoundInformerMetrics,
+  CounterChild,
+  GaugeChild,
+  HistogramChild,
 } from './metrics.js';
 export { ControllerMetrics, InformerMetrics, LATENCY_BUCKETS } from './metrics.js';
-export { setTracer, getTracer, TRACER_NAME, SpanNames, objectSpanAttributes, startObjectSpan, endSpan, runInSpan } from './tracing.js';
+export { setTracer, getTracer, tracingEnabled, TRACER_NAME, SpanNames, objectSpanAttributes, startObjectSpan, endSpan, runInSpan } from './tracing.js';
 
 // --- informer, watchers, reconcilers, finalizers (operator-informer work) ---
 export type { ListWatchClient, PatchClient } from './list-watch-client.js';
@@ -81,7 +84,7 @@ export type {
 } from './informer-state.js';
 export { transition, initialInformerState, retryAfterMs, shortWatchMs, InvalidTransitionError } from './informer-state.js';
 export type { StoreDelta } from './informer-store.js';
-export { InformerStore } from './informer-store.js';
+export { InformerStore, ObjectIndex } from './informer-store.js';
 export type {
   KubernetesBasedInformerOptions,
   InformerErrorHandler,

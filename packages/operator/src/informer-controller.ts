@@ -1,4 +1,5 @@
 import { objectKey } from '@kubeloop/resource';
+import type { Span } from '@opentelemetry/api';
 import type { KubeObject } from '@kubeloop/resource';
 import { ReconcileAction, reconcileActionFromResourceAction } from './actions.js';
 import type { ResourceAction } from './actions.js';
@@ -7,7 +8,7 @@ import type { Clock } from './clock.js';
 import { ControllerLifecycle } from './controller-lifecycle.js';
 import { ErrInformerAlreadyAdded, ErrNilObject, InvalidArgumentError, isReconcileError, isTerminalError } from './errors.js';
 import type { Informer } from './informer.js';
-import { chainInformerErrorHandler } from './kubernetes-based-informer.js';
+import { HANDLED, chainInformerErrorHandler } from './kubernetes-based-informer.js';
 import type { InformerErrorContext, InformerErrorPhase } from './kubernetes-based-informer.js';
 import { ListMap } from './list-map.js';
 import { consoleLogger } from './logger.js';
@@ -21,7 +22,7 @@ import type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
 import { DefaultRetryPolicy, toMillis } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { RetryScheduler } from './retry-scheduler.js';
-import { SpanNames, endSpan, runInSpan, startObjectSpan } from './tracing.js';
+import { SpanNames, endSpan, runInSpan, startObjectSpan, tracingEnabled } from './tracing.js';
 import { WorkQueue } from './work-queue.js';
 
 /** Retries due within one 10 ms window fire in one wake-up (at most 10 ms late, never early). */
@@ -134,7 +135,6 @@ interface ReconcilerRetry extends RetryBase {
 type RetryEntry = WatcherRetry | ReconcilerRetry;
 type WorkItem = EventItem | RetryEntry;
 
-const RESOLVED: Promise<void> = Promise.resolve();
 const NO_WATCHERS: readonly ResourceWatcher[] = [];
 const NO_RECONCILERS: readonly Reconciler[] = [];
 
@@ -315,15 +315,15 @@ export class InformerController {
     return {
       add: (_ctx, object) => {
         this.enqueue(kind, 'CREATE', undefined, object, m.CREATE);
-        return RESOLVED;
+        return HANDLED;
       },
       update: (_ctx, old, object) => {
         this.enqueue(kind, 'UPDATE', old, object, m.UPDATE);
-        return RESOLVED;
+        return HANDLED;
       },
       delete: (_ctx, object) => {
         this.enqueue(kind, 'DELETE', undefined, object, m.DELETE);
-        return RESOLVED;
+        return HANDLED;
       },
     };
   }
@@ -355,132 +355,255 @@ export class InformerController {
   }
 
   // --- worker side ---
+  // Without `await` chains: a handler call that completes synchronously continues synchronously;
+  // one that returns a promise gets one continuation. No span is created while tracing is off, and
+  // the retry entry of a call is only built when a retry is scheduled.
 
-  private readonly process = (key: string, item: WorkItem): Promise<void> => {
+  private readonly process = (key: string, item: WorkItem): Promise<void> | undefined => {
     switch (item.type) {
       case 'event':
         return this.processEvent(key, item);
       case 'watcher':
-        return this.processWatcherRetry(key, item);
+        // A handler removed since the failure gets no more calls.
+        if (!(this.watchers.get(item.kind) ?? NO_WATCHERS).includes(item.handler)) return undefined;
+        return settled(this.callWatcher(item.handler, item.kind, item.action, item.object, item.old, item.metrics, item, performance.now()));
       case 'reconciler':
-        return this.processReconcilerRetry(key, item);
+        if (!(this.reconcilers.get(item.kind) ?? NO_RECONCILERS).includes(item.handler)) return undefined;
+        return settled(this.callReconciler(item.handler, item.kind, item.action, item.object, item.request, item.metrics, item, performance.now()));
     }
   };
 
-  private async processEvent(key: string, item: EventItem): Promise<void> {
-    const { kind, action, old, object, metrics } = item;
-    const watchers = this.watchers.get(kind) ?? NO_WATCHERS;
-    const reconcilers = this.reconcilers.get(kind) ?? NO_RECONCILERS;
-    if (watchers.length === 0 && reconcilers.length === 0) return;
-    metrics.ongoingEvents.inc();
+  private processEvent(key: string, item: EventItem): Promise<void> | undefined {
+    const watchers = this.watchers.get(item.kind) ?? NO_WATCHERS;
+    const reconcilers = this.reconcilers.get(item.kind) ?? NO_RECONCILERS;
+    if (watchers.length === 0 && reconcilers.length === 0) return undefined;
+    item.metrics.ongoingEvents.inc();
     const started = performance.now();
+    return this.continueEvent(key, item, watchers, reconcilers, 0, started, started);
+  }
+
+  /**
+   * Calls the handlers of an event from the `index`-th (watchers, then reconcilers), in order. A
+   * handler's end time is the next one's start time (one clock read per handler).
+   */
+  private continueEvent(
+    key: string,
+    item: EventItem,
+    watchers: readonly ResourceWatcher[],
+    reconcilers: readonly Reconciler[],
+    index: number,
+    eventStarted: number,
+    now: number,
+  ): Promise<void> | undefined {
+    const { kind, action, old, object, metrics } = item;
+    const total = watchers.length + reconcilers.length;
     try {
-      for (const watcher of watchers) {
-        this.dequeueRetries(key, watcher, action, object, metrics);
-        await this.callWatcher({ type: 'watcher', handler: watcher, kind, action, object, old, attempt: 0, error: undefined, metrics }, false);
-      }
-      if (reconcilers.length > 0) {
-        const reconcileAction =
-          action === 'UPDATE' && old !== undefined && isResync(old, object) ? ReconcileAction.Resynced : reconcileActionFromResourceAction(action);
-        for (const reconciler of reconcilers) {
+      for (let i = index; i < total; i++) {
+        const started = now;
+        if (i < watchers.length) {
+          const watcher = watchers[i]!;
+          this.dequeueRetries(key, watcher, action, object, metrics);
+          const span = this.startSpan(eventSpanName[action], object);
+          metrics.ongoingProcesses.inc();
+          let pending: Promise<void> | undefined;
+          try {
+            pending = this.startWatcher(watcher, action, old, object, span);
+          } catch (err) {
+            now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, true, err);
+            continue;
+          }
+          if (pending !== undefined) {
+            // One continuation per asynchronous call: finish the call, then go on with the event.
+            const next = i + 1;
+            return pending.then(
+              () => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, false, undefined)),
+              (err: unknown) => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, true, err)),
+            );
+          }
+          now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, false, undefined);
+        } else {
+          const reconciler = reconcilers[i - watchers.length]!;
           this.dequeueRetries(key, reconciler, action, object, metrics);
-          const request: ReconcileRequest = { action: reconcileAction, object };
-          await this.callReconciler({ type: 'reconciler', handler: reconciler, kind, action, object, request, attempt: 0, error: undefined, metrics }, false);
+          const reconcileAction =
+            action === 'UPDATE' && old !== undefined && isResync(old, object) ? ReconcileAction.Resynced : reconcileActionFromResourceAction(action);
+          const done = this.callReconciler(reconciler, kind, action, object, { action: reconcileAction, object }, metrics, undefined, started);
+          if (typeof done !== 'number') {
+            const next = i + 1;
+            return done.then((end) => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, end));
+          }
+          now = done;
         }
       }
-    } finally {
-      metrics.ongoingEvents.dec();
-      metrics.eventDuration.observe((performance.now() - started) / 1000);
-    }
-  }
-
-  private async processWatcherRetry(_key: string, entry: WatcherRetry): Promise<void> {
-    // A handler removed since the failure gets no more calls.
-    if (!(this.watchers.get(entry.kind) ?? NO_WATCHERS).includes(entry.handler)) return;
-    await this.callWatcher(entry, true);
-  }
-
-  private async processReconcilerRetry(_key: string, entry: ReconcilerRetry): Promise<void> {
-    if (!(this.reconcilers.get(entry.kind) ?? NO_RECONCILERS).includes(entry.handler)) return;
-    await this.callReconciler(entry, true);
-  }
-
-  /** Calls a watcher for an event (`isRetry` false, `entry.attempt` 0) or a retry entry; schedules its retry on failure. */
-  private async callWatcher(entry: WatcherRetry, isRetry: boolean): Promise<void> {
-    const { handler, action, object, old, metrics } = entry;
-    const span = startObjectSpan(isRetry ? SpanNames.controllerRetry : eventSpanName[action], object);
-    const ctx = this.lifecycle.ctx;
-    metrics.ongoingProcesses.inc();
-    const started = performance.now();
-    let failed = false;
-    let error: unknown;
-    try {
-      await runInSpan(span, () =>
-        action === 'CREATE' ? handler.add(ctx, object) : action === 'UPDATE' ? handler.update(ctx, old ?? object, object) : handler.delete(ctx, object),
-      );
     } catch (err) {
-      failed = true;
-      error = err;
+      this.endEvent(metrics, eventStarted, performance.now());
+      throw err;
     }
+    this.endEvent(metrics, eventStarted, now);
+    return undefined;
+  }
+
+  /** A span about `object`, or undefined while tracing is off (no provider: spans would be no-ops). */
+  private startSpan(name: string, object: KubeObject): Span | undefined {
+    return tracingEnabled() ? startObjectSpan(name, object) : undefined;
+  }
+
+  /** Calls the watcher method of `action` (in `span` when tracing); undefined when it returned no promise. */
+  private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined): Promise<void> | undefined {
+    const ctx = this.lifecycle.ctx;
+    const result = span === undefined ? invokeWatcher(handler, ctx, action, old, object) : runInSpan(span, () => invokeWatcher(handler, ctx, action, old, object));
+    return isPromiseLike(result) ? result : undefined;
+  }
+
+  private endEvent(metrics: BoundEventMetrics, started: number, now: number): void {
+    metrics.ongoingEvents.dec();
+    metrics.eventDuration.observe((now - started) / 1000);
+  }
+
+  /**
+   * Calls a watcher for an event (`retry` undefined, attempt 0) or a retry entry; schedules its retry
+   * on failure. Returns the end time, or a promise of it when the handler's promise was pending.
+   */
+  private callWatcher(
+    handler: ResourceWatcher,
+    kind: string,
+    action: ResourceAction,
+    object: KubeObject,
+    old: KubeObject | undefined,
+    metrics: BoundEventMetrics,
+    retry: WatcherRetry | undefined,
+    started: number,
+  ): number | Promise<number> {
+    const span = this.startSpan(retry !== undefined ? SpanNames.controllerRetry : eventSpanName[action], object);
+    metrics.ongoingProcesses.inc();
+    let pending: Promise<void> | undefined;
+    try {
+      pending = this.startWatcher(handler, action, old, object, span);
+    } catch (err) {
+      return this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, true, err);
+    }
+    if (pending === undefined) return this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, false, undefined);
+    return pending.then(
+      () => this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, false, undefined),
+      (err: unknown) => this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, true, err),
+    );
+  }
+
+  private watcherDone(
+    handler: ResourceWatcher,
+    kind: string,
+    action: ResourceAction,
+    object: KubeObject,
+    old: KubeObject | undefined,
+    metrics: BoundEventMetrics,
+    retry: WatcherRetry | undefined,
+    started: number,
+    span: Span | undefined,
+    failed: boolean,
+    error: unknown,
+  ): number {
+    const now = performance.now();
     metrics.ongoingProcesses.dec();
-    metrics.watcherDuration.observe((performance.now() - started) / 1000);
+    metrics.watcherDuration.observe((now - started) / 1000);
+    if (!failed) {
+      if (span !== undefined) endSpan(span);
+      return now;
+    }
     // Gave up because the shutdown aborted its signal (however wrapped): not an error.
-    const aborted = failed && this.lifecycle.isShutdownAbort(error);
-    endSpan(span, failed && !aborted ? (error ?? new Error('handler failed')) : undefined);
-    if (!failed || aborted) return;
+    const aborted = this.lifecycle.isShutdownAbort(error);
+    if (span !== undefined) endSpan(span, aborted ? undefined : (error ?? new Error('handler failed')));
+    if (aborted) return now;
     metrics.watcherErrors.inc();
-    const attempt = isRetry ? entry.attempt + 1 : 0;
-    const [retry, delayMs] = this.decideRetry(error, attempt);
-    this.report(error, { resourceKind: entry.kind, objectKey: objectKey(object), action, source: 'watcher', attempt, retryAfterMs: retry ? delayMs : undefined });
-    if (retry) this.scheduleRetry({ ...entry, attempt, error }, delayMs, 'error');
+    const attempt = retry !== undefined ? retry.attempt + 1 : 0;
+    const [again, delayMs] = this.decideRetry(error, attempt);
+    this.report(error, { resourceKind: kind, objectKey: objectKey(object), action, source: 'watcher', attempt, retryAfterMs: again ? delayMs : undefined });
+    if (again) this.scheduleRetry({ type: 'watcher', handler, kind, action, object, old, attempt, error, metrics }, delayMs, 'error');
+    return now;
   }
 
-  /** Calls a reconciler for an event or a retry entry; applies `state`, `requeueAfter` and the retry policy. */
-  private async callReconciler(entry: ReconcilerRetry, isRetry: boolean): Promise<void> {
-    const { handler, request, object, metrics } = entry;
-    const span = startObjectSpan(isRetry ? SpanNames.controllerRetry : SpanNames.controllerEventReconcile, object);
+  /**
+   * Calls a reconciler for an event (`retry` undefined) or a retry entry; applies `state`,
+   * `requeueAfter` and the retry policy. Returns the end time, or a promise of it.
+   */
+  private callReconciler(
+    handler: Reconciler,
+    kind: string,
+    action: ResourceAction,
+    object: KubeObject,
+    request: ReconcileRequest,
+    metrics: BoundEventMetrics,
+    retry: ReconcilerRetry | undefined,
+    started: number,
+  ): number | Promise<number> {
+    const span = this.startSpan(retry !== undefined ? SpanNames.controllerRetry : SpanNames.controllerEventReconcile, object);
     const ctx = this.lifecycle.ctx;
     metrics.ongoingProcesses.inc();
-    const started = performance.now();
-    let result: ReconcileResult | undefined;
-    let failed = false;
-    let error: unknown;
+    let pending: Promise<ReconcileResult> | ReconcileResult;
     try {
-      result = await runInSpan(span, () => handler.reconcile(ctx, request));
+      pending = span === undefined ? handler.reconcile(ctx, request) : runInSpan(span, () => handler.reconcile(ctx, request));
     } catch (err) {
-      failed = true;
-      error = err;
-      if (isReconcileError(err)) {
-        result = err.result;
-        error = err.cause;
-      }
+      return this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, true, err);
     }
+    if (!isPromiseLike(pending)) return this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, false, pending);
+    return pending.then(
+      (result) => this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, false, result),
+      (err: unknown) => this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, true, err),
+    );
+  }
+
+  /** `outcome` is the result when the call succeeded, the error when it `failed`. */
+  private reconcilerDone(
+    handler: Reconciler,
+    kind: string,
+    action: ResourceAction,
+    object: KubeObject,
+    request: ReconcileRequest,
+    metrics: BoundEventMetrics,
+    retry: ReconcilerRetry | undefined,
+    started: number,
+    span: Span | undefined,
+    failed: boolean,
+    outcome: unknown,
+  ): number {
+    const now = performance.now();
+    let result: ReconcileResult | undefined;
+    let error: unknown;
+    if (!failed) result = outcome as ReconcileResult | undefined;
+    else if (isReconcileError(outcome)) {
+      result = outcome.result;
+      error = outcome.cause;
+    } else error = outcome;
     metrics.ongoingProcesses.dec();
-    metrics.reconcilerDuration.observe((performance.now() - started) / 1000);
+    metrics.reconcilerDuration.observe((now - started) / 1000);
     // Gave up because the shutdown aborted its signal (however wrapped): not an error.
     const aborted = failed && this.lifecycle.isShutdownAbort(error);
-    endSpan(span, failed && !aborted ? (error ?? new Error('reconcile failed')) : undefined);
-    if (aborted) return;
+    if (span !== undefined) endSpan(span, failed && !aborted ? (error ?? new Error('reconcile failed')) : undefined);
+    if (aborted) return now;
     if (failed) metrics.reconcilerErrors.inc();
 
-    // The result's state replaces the request's state for every later retry of this event.
-    const next: ReconcileRequest = result?.state !== undefined ? { ...request, state: result.state } : request;
     const requeueAfter = result?.requeueAfter;
     const requeueMs = requeueAfter == null ? Number.NaN : toMillis(requeueAfter);
+    if (Number.isNaN(requeueMs) && !failed) return now;
+    // The result's state replaces the request's state for every later retry of this event.
+    const next: ReconcileRequest = result?.state !== undefined ? { ...request, state: result.state } : request;
     const key = objectKey(object);
+    const previousAttempt = retry !== undefined ? retry.attempt : 0;
     if (!Number.isNaN(requeueMs)) {
       // requeueAfter wins over an error and keeps the attempt: it is not a failure of the policy's count.
       if (failed) {
-        this.report(error, { resourceKind: entry.kind, objectKey: key, action: entry.action, source: 'reconciler', attempt: isRetry ? entry.attempt + 1 : 0, retryAfterMs: requeueMs });
+        this.report(error, { resourceKind: kind, objectKey: key, action, source: 'reconciler', attempt: retry !== undefined ? retry.attempt + 1 : 0, retryAfterMs: requeueMs });
       }
-      this.scheduleRetry({ ...entry, request: next, error: failed ? error : undefined }, requeueMs, 'requeue');
-      return;
+      this.scheduleRetry(
+        { type: 'reconciler', handler, kind, action, object, request: next, attempt: previousAttempt, error: failed ? error : undefined, metrics },
+        requeueMs,
+        'requeue',
+      );
+      return now;
     }
-    if (!failed) return;
-    const attempt = isRetry ? entry.attempt + 1 : 0;
-    const [retry, delayMs] = this.decideRetry(error, attempt);
-    this.report(error, { resourceKind: entry.kind, objectKey: key, action: entry.action, source: 'reconciler', attempt, retryAfterMs: retry ? delayMs : undefined });
-    if (retry) this.scheduleRetry({ ...entry, request: next, attempt, error }, delayMs, 'error');
+    const attempt = retry !== undefined ? retry.attempt + 1 : 0;
+    const [again, delayMs] = this.decideRetry(error, attempt);
+    this.report(error, { resourceKind: kind, objectKey: key, action, source: 'reconciler', attempt, retryAfterMs: again ? delayMs : undefined });
+    if (again) this.scheduleRetry({ type: 'reconciler', handler, kind, action, object, request: next, attempt, error, metrics }, delayMs, 'error');
+    return now;
   }
 
   private decideRetry(error: unknown, attempt: number): [boolean, number] {
@@ -537,6 +660,23 @@ export class InformerController {
   }
 
 }
+
+/** Calls the method of `handler` for `action`. */
+function invokeWatcher(handler: ResourceWatcher, ctx: HandlerContext, action: ResourceAction, old: KubeObject | undefined, object: KubeObject): Promise<void> {
+  return action === 'CREATE' ? handler.add(ctx, object) : action === 'UPDATE' ? handler.update(ctx, old ?? object, object) : handler.delete(ctx, object);
+}
+
+/** A handler typed to return a promise may still return a plain value (plain JavaScript callers). */
+function isPromiseLike<R>(value: Promise<R> | R): value is Promise<R> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
+/** A retry's continuation as the queue wants it: undefined when it finished synchronously. */
+function settled(done: number | Promise<number>): Promise<void> | undefined {
+  return typeof done === 'number' ? undefined : done.then(ignore);
+}
+
+function ignore(): void {}
 
 /** The queue key of an object of a kind: one queue per object, shared by every informer of the kind. */
 function queueKey(kind: string, object: KubeObject): string {

@@ -10,7 +10,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import type { Span } from '@opentelemetry/api';
-import { KubeloopError, isCodecError, objectKey } from '@kubeloop/resource';
+import { KubeloopError, isCodecError } from '@kubeloop/resource';
 import type { KubeObject, Schema, WatchResponse } from '@kubeloop/resource';
 import { JitteredExponentialBackoff } from './backoff.js';
 import type { Backoff } from './backoff.js';
@@ -20,7 +20,7 @@ import { InvalidArgumentError } from './errors.js';
 import type { Informer, ReadonlyStore } from './informer.js';
 import { initialInformerState, transition } from './informer-state.js';
 import type { InformerInput, InformerState, ListedState, ListingState, RelistReason, TransitionDeps, WatchingState } from './informer-state.js';
-import { InformerStore } from './informer-store.js';
+import { InformerStore, ObjectIndex } from './informer-store.js';
 import { consoleLogger } from './logger.js';
 import type { BoundInformerMetrics, InformerMetrics } from './metrics.js';
 import { SpanNames, endSpan, getTracer, startObjectSpan } from './tracing.js';
@@ -151,6 +151,12 @@ const enum Op {
   Skip,
 }
 
+/**
+ * An already resolved promise a handler returns to say its work is done (InformerController's
+ * enqueueing handler): the informer goes on without awaiting it, which would only cost a turn.
+ */
+export const HANDLED: Promise<void> = Promise.resolve();
+
 const ABORTED: InformerInput = { type: 'aborted' };
 const COMMITTED: InformerInput = { type: 'committed' };
 const ELAPSED: InformerInput = { type: 'backoffElapsed' };
@@ -187,7 +193,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
 
   private readonly cache = new InformerStore<T>();
   private readonly handlers: ResourceWatcher<T>[] = [];
-  private buffer = new Map<string, T>();
+  private buffer = new ObjectIndex<T>();
   private rv = '';
   private synced = false;
   private running = false;
@@ -325,7 +331,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private async listPage(state: ListingState, signal: AbortSignal): Promise<InformerInput> {
     if (state.continueToken === undefined) {
       // A fresh list: a fresh buffer (a relist builds the new cache beside the old one, then swaps).
-      this.buffer = new Map();
+      this.buffer = new ObjectIndex();
       this.metrics?.relisted();
       this.notify('relist', state.reason);
     }
@@ -344,7 +350,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         if (!item.apiVersion) item.apiVersion = apiVersion;
         if (!item.kind) item.kind = kind;
         const object = transform ? transform(item) : item;
-        this.buffer.set(objectKey(object), object);
+        this.buffer.add(object);
       }
       endSpan(span);
       return { type: 'listPage', resourceVersion: list.metadata.resourceVersion ?? '', continueToken: list.metadata.continue || undefined };
@@ -360,7 +366,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     await this.enterDelivery();
     try {
       const deltas = this.cache.replace(this.buffer);
-      this.buffer = new Map();
+      this.buffer = new ObjectIndex();
       this.rv = state.resourceVersion;
       for (const delta of deltas) {
         if (delta.type === 'add') await this.fanOut(Op.Add, undefined, delta.object);
@@ -445,9 +451,9 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
           // The common case, inlined: one handler (InformerController's enqueue), no tracing.
           const handler = handlers[0]!;
           try {
-            if (op === Op.Update) await handler.update(this.ctx, this.previous!, object);
-            else if (op === Op.Add) await handler.add(this.ctx, object);
-            else await handler.delete(this.ctx, object);
+            const done = op === Op.Update ? handler.update(this.ctx, this.previous!, object) : op === Op.Add ? handler.add(this.ctx, object) : handler.delete(this.ctx, object);
+            // InformerController's handler only enqueues and says so: no turn of the event loop to wait.
+            if (done !== HANDLED) await done;
           } catch (error) {
             this.report(error, 'handler', object);
           }
@@ -487,14 +493,12 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
    * left in `previous` (no tuple allocated per event).
    */
   private applyToCache(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: T): Op {
-    const key = objectKey(object);
     if (type === 'DELETED') {
       // The event carries the final state of the object.
-      this.cache.delete(key);
+      this.cache.remove(object);
       return Op.Delete;
     }
-    const old = this.cache.get(key);
-    this.cache.set(key, object);
+    const old = this.cache.put(object);
     if (old === undefined) return Op.Add;
     this.previous = old;
     // Same name, new object: the old one was deleted while we were not looking.

@@ -1,7 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Registry, register as globalRegistry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, register as globalRegistry } from 'prom-client';
 import { ControllerMetrics, InformerMetrics, LATENCY_BUCKETS } from './metrics.js';
+
+type PrometheusCollectorLike = Counter | Gauge | Histogram;
 
 describe('ControllerMetrics', () => {
   test('uses the upstream names, the namespace prefix and the upstream buckets, and registers nothing globally', async () => {
@@ -35,6 +37,51 @@ describe('ControllerMetrics', () => {
     );
     const retries = (await m.retriesTotal.get()).values;
     assert.deepEqual(retries[0]?.labels, { event_type: 'UPDATE', kind: 'Widget', handler: 'reconciler', reason: 'requeue' });
+  });
+
+  test('the plain-number children expose exactly what prom-client children fed the same calls expose', async () => {
+    const m = new ControllerMetrics();
+    const labelNames = ['event_type', 'kind'];
+    const reference = {
+      events: new Counter({ name: 'informer_events_total', help: 'Number of events received from informers', labelNames, registers: [] }),
+      ongoing: new Gauge({ name: 'ongoing_reconcile_events', help: 'Number of events currently being processed', labelNames, registers: [] }),
+      duration: new Histogram({
+        name: 'watcher_process_duration_seconds',
+        help: 'Time (in seconds) spent performing individual watcher calls',
+        labelNames,
+        buckets: [...LATENCY_BUCKETS],
+        registers: [],
+      }),
+    };
+    const observations = [0.0001, 0.005, 0.0051, 0.3, 7, 100, 250, 0.0049];
+    for (const [kind, type] of [['Widget', 'UPDATE'], ['Gadget', 'CREATE']] as const) {
+      const b = m.forEvent(kind, type);
+      for (const v of observations) {
+        b.events.inc();
+        b.ongoingEvents.inc();
+        b.watcherDuration.observe(v);
+        reference.events.labels(type, kind).inc();
+        reference.ongoing.labels(type, kind).inc();
+        reference.duration.labels(type, kind).observe(v);
+      }
+      b.ongoingEvents.dec();
+      reference.ongoing.labels(type, kind).dec();
+    }
+    const text = async (metrics: PrometheusCollectorLike[]): Promise<string> => {
+      const registry = new Registry();
+      for (const c of metrics) registry.registerMetric(c);
+      return registry.metrics();
+    };
+    const ours = [m.eventsTotal, m.ongoingEvents, m.watcherDuration];
+    const theirs = [reference.events, reference.ongoing, reference.duration];
+    assert.equal(await text(ours), await text(theirs));
+    // A second scrape adds only what happened since the first one.
+    m.forEvent('Widget', 'UPDATE').watcherDuration.observe(0.02);
+    reference.duration.labels('UPDATE', 'Widget').observe(0.02);
+    m.forEvent('Widget', 'UPDATE').events.inc(3);
+    reference.events.labels('UPDATE', 'Widget').inc(3);
+    assert.equal(await text(ours), await text(theirs));
+    assert.match(await text(ours), /watcher_process_duration_seconds_count\{event_type="UPDATE",kind="Widget"\} 9/);
   });
 
   test('the queue depth and pending retry gauges read their sources when collected', async () => {

@@ -1,9 +1,10 @@
 /**
  * Tracing through @opentelemetry/api. Without an installed tracer provider every span is a
- * non-recording no-op: attributes are computed only for recording spans, and handlers run in the
- * span's context only when it records, so tracing costs a few allocations per call when unused.
+ * non-recording no-op: {@link tracingEnabled} tells the hot paths so, and they create no span at all;
+ * otherwise attributes are computed only for recording spans, and handlers run in the span's
+ * context only when it records.
  */
-import { SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { ProxyTracer, ProxyTracerProvider, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { parseApiVersion } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
@@ -40,6 +41,21 @@ export function setTracer(t: Tracer): void {
  */
 export function getTracer(): Tracer {
   return (tracer ??= trace.getTracer(TRACER_NAME));
+}
+
+/** The provider a ProxyTracerProvider delegates to while none is registered (the API's no-op one). */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * False when spans would certainly be no-ops: the tracer is the global API's (not one given to
+ * {@link setTracer}) and no tracer provider is registered. Cheap enough to ask per event, and it
+ * follows a provider registered (or `trace.disable()`) later.
+ */
+export function tracingEnabled(): boolean {
+  const t = getTracer();
+  if (!(t instanceof ProxyTracer)) return true;
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_PROVIDER);
 }
 
 /** The span attributes of an object: `kind.name`, `kind.group`, `kind.version`, `namespace`, `name`. */

@@ -7,8 +7,12 @@ export const DEFAULT_MAX_CONCURRENT_WORKERS = 10;
 
 /** Options of a {@link WorkQueue}. */
 export interface WorkQueueOptions<T> {
-  /** Processes one item. Items of one key are never processed concurrently. A rejection goes to `onError`. */
-  process: (key: string, item: T) => Promise<void>;
+  /**
+   * Processes one item: returns a promise when the work goes on asynchronously, or nothing when it
+   * finished synchronously (the next item then starts without a promise hop). Items of one key are
+   * never processed concurrently. A throw or rejection goes to `onError`.
+   */
+  process: (key: string, item: T) => Promise<void> | void;
   /** How many keys are processed at the same time. Default: {@link DEFAULT_MAX_CONCURRENT_WORKERS} (10). */
   maxConcurrentWorkers?: number | undefined;
   /**
@@ -25,11 +29,20 @@ export interface WorkQueueOptions<T> {
 /** What {@link WorkQueue.add} did with an item. */
 export type WorkQueueAddResult = 'queued' | 'coalesced' | 'rejected';
 
+/**
+ * Idle key states are kept in the key map, up to this many, and dropped together beyond it: a Map
+ * that gets one key set and deleted per event rehashes all the time (about 0.4 us per event), while
+ * a key that comes back soon (the usual: one object updated again and again) costs no map write.
+ */
+const MAX_IDLE_KEYS = 1024;
+
 /** The state of one key: its queued items, and whether one of its items is running. */
 interface KeyState<T> {
   key: string;
   items: T[];
   processing: boolean;
+  /** Nothing queued or running: kept in the key map for reuse (see MAX_IDLE_KEYS), not in `ready`. */
+  idle: boolean;
 }
 
 /**
@@ -42,13 +55,13 @@ interface KeyState<T> {
  * - different keys are processed concurrently, at most `maxConcurrentWorkers` at once, round-robin
  *   between keys so one busy key cannot starve the others;
  * - `add` never runs `process` synchronously: callers (informers) are never blocked by handlers;
- * - a key's state is freed as soon as it has nothing queued or running: memory follows the number
- *   of keys with pending work, and with `coalesce` not the number of events.
+ * - memory follows the number of keys with pending work (plus at most 1,024 recently idle keys kept
+ *   for reuse), and with `coalesce` not the number of events.
  */
 export class WorkQueue<T> {
   /** The concurrency bound in effect. */
   readonly maxConcurrentWorkers: number;
-  private readonly processFn: (key: string, item: T) => Promise<void>;
+  private readonly processFn: (key: string, item: T) => Promise<void> | void;
   private readonly coalesceFn: ((queued: T, incoming: T) => T | undefined) | undefined;
   private readonly onError: ((err: unknown, key: string, item: T) => void) | undefined;
   private readonly clock: Clock;
@@ -59,6 +72,7 @@ export class WorkQueue<T> {
   private started = false;
   private closed = false;
   private pumpScheduled = false;
+  private idleKeys = 0;
   private idleWaiters: (() => void)[] = [];
 
   constructor(options: WorkQueueOptions<T>) {
@@ -83,7 +97,7 @@ export class WorkQueue<T> {
 
   /** Keys with queued or running items. */
   get keyCount(): number {
-    return this.states.size;
+    return this.states.size - this.idleKeys;
   }
 
   /** True once {@link shutdown} was called. */
@@ -103,9 +117,18 @@ export class WorkQueue<T> {
     if (this.closed) return 'rejected';
     const state = this.states.get(key);
     if (state === undefined) {
-      const fresh: KeyState<T> = { key, items: [item], processing: false };
+      const fresh: KeyState<T> = { key, items: [item], processing: false, idle: false };
       this.states.set(key, fresh);
       this.ready.push(fresh);
+      this.queued++;
+      this.schedulePump();
+      return 'queued';
+    }
+    if (state.idle) {
+      state.idle = false;
+      this.idleKeys--;
+      state.items.push(item);
+      this.ready.push(state);
       this.queued++;
       this.schedulePump();
       return 'queued';
@@ -166,6 +189,7 @@ export class WorkQueue<T> {
         state.items = [];
         if (!state.processing) this.states.delete(state.key);
       }
+      this.idleKeys = 0;
       this.notifyIdle();
     }
     if (this.running === 0) return true;
@@ -197,26 +221,61 @@ export class WorkQueue<T> {
       this.queued--;
       state.processing = true;
       this.running++;
-      void this.runItem(state, item);
+      // Finished synchronously: the key is settled here and the loop goes on (no re-entrant pump).
+      if (this.runItem(state, item)) this.finish(state);
     }
+    this.notifyIdle();
   };
 
-  private async runItem(state: KeyState<T>, item: T): Promise<void> {
+  /** Starts `item`; true when it finished synchronously, else the key is settled when it does. */
+  private runItem(state: KeyState<T>, item: T): boolean {
+    let pending: Promise<void> | void;
     try {
-      await this.processFn(state.key, item);
+      pending = this.processFn(state.key, item);
     } catch (err) {
-      try {
-        this.onError?.(err, state.key, item);
-      } catch {
-        // An error reporter that throws must not stop the queue.
-      }
+      this.reportError(err, state.key, item);
+      return true;
     }
+    if (pending === undefined) return true;
+    pending.then(
+      () => this.settle(state),
+      (err: unknown) => {
+        this.reportError(err, state.key, item);
+        this.settle(state);
+      },
+    );
+    return false;
+  }
+
+  private reportError(err: unknown, key: string, item: T): void {
+    try {
+      this.onError?.(err, key, item);
+    } catch {
+      // An error reporter that throws must not stop the queue.
+    }
+  }
+
+  /** An asynchronous item finished: settle its key, start what can start. */
+  private settle(state: KeyState<T>): void {
+    this.finish(state);
+    this.pump();
+  }
+
+  private finish(state: KeyState<T>): void {
     this.running--;
     state.processing = false;
     if (state.items.length > 0 && !this.closed) this.ready.push(state);
-    else if (this.states.get(state.key) === state) this.states.delete(state.key);
-    this.pump();
-    this.notifyIdle();
+    else if (this.closed) this.states.delete(state.key);
+    else {
+      // A processing key is never removed from `states` by others (removeQueued and shutdown skip it).
+      state.idle = true;
+      if (++this.idleKeys > MAX_IDLE_KEYS) this.dropIdleKeys();
+    }
+  }
+
+  private dropIdleKeys(): void {
+    for (const state of this.states.values()) if (state.idle) this.states.delete(state.key);
+    this.idleKeys = 0;
   }
 
   private notifyIdle(): void {
