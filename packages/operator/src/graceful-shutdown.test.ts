@@ -7,6 +7,7 @@ import { runOperator, shutdownSignal } from './graceful-shutdown.js';
 import type { LeaderLease, LeaseClient } from './leader-elector.js';
 import { noopLogger } from './logger.js';
 import { OperatorServer } from './operator-server.js';
+import { waitFor } from './testing/fake-informer.js';
 
 /** An operator whose one in-flight reconcile takes `windDown` to finish after the signal aborts. */
 function slowOperator(windDown: () => Promise<void>): { run(signal: AbortSignal): Promise<void>; log: string[] } {
@@ -119,7 +120,7 @@ describe('runOperator', () => {
     const stop = new AbortController();
     const operator = { ...slowOperator(async () => undefined), prometheusCollectors: () => [counter] };
     const result = runOperator({ operator, server, hasSynced: () => synced, signal: stop.signal, logger: noopLogger });
-    for (let i = 0; i < 100 && !server.isListening(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => server.isListening());
     const url = server.url;
     assert.equal((await fetch(`${url}/readyz`)).status, 500);
     synced = true;
@@ -147,11 +148,12 @@ describe('runOperator', () => {
       logger: noopLogger,
       leaderElection: { client: leases, lease: { namespace: 'default', name: 'op' }, identity: 'me' },
     });
-    for (let i = 0; i < 100 && operator.log.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => operator.log.length > 0);
     assert.deepEqual(operator.log, ['started']);
     assert.equal(leases.lease?.spec?.holderIdentity, 'me');
     stop.abort();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The operator has seen the abort and is winding down: the lease must still be held.
+    await waitFor(() => operator.log.includes('stopping'));
     assert.equal(leases.lease?.spec?.holderIdentity, 'me', 'held while the reconcile finishes');
     finish();
     assert.deepEqual(await result, { exitCode: 0, leaderElection: 'stopped' });

@@ -123,7 +123,7 @@ function cacheNotes(figures: readonly CacheFigures[], objects: number): string[]
   if (raw !== undefined && ours !== undefined) {
     notes.push(
       `At ${formatInt(objects)} objects kubeloop holds ${formatInt(ours - raw)} B per object more than the raw Map (keyed by name alone): ` +
-        `its store is keyed by a new \`namespace/name\` string per object, and list items (which arrive without apiVersion and kind) get both added.`,
+        `list items arrive without apiVersion and kind and get both added (two more properties per object), and its store indexes by namespace, then name.`,
     );
   }
   if (ours !== undefined && stripped !== undefined) {
