@@ -58,8 +58,20 @@ describe('LeaderElector against the embedded API server', () => {
     const runA = a.elector.run(stopA.signal);
     const runB = b.elector.run(stopB.signal);
     await waitFor(() => a.elector.isLeader() || b.elector.isLeader(), { timeoutMs: 10_000, what: 'a leader' });
-    // Several renew periods later, still exactly one leader.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Two lease renewals later (observed on the server, not slept for), still exactly one leader.
+    let lastRenew = (await leases.get({ namespace: 'default', name: 'pair' })).spec?.renewTime;
+    let renewals = 0;
+    await waitFor(
+      async () => {
+        const renewTime = (await leases.get({ namespace: 'default', name: 'pair' })).spec?.renewTime;
+        if (renewTime !== lastRenew) {
+          renewals++;
+          lastRenew = renewTime;
+        }
+        return renewals >= 2;
+      },
+      { timeoutMs: 10_000, what: 'two renewals of the lease' },
+    );
     assert.equal(Number(a.elector.isLeader()) + Number(b.elector.isLeader()), 1);
     const leader = a.elector.isLeader() ? 'a' : 'b';
     assert.equal(a.elector.getLeader(), leader);
