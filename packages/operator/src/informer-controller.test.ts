@@ -500,6 +500,34 @@ describe('InformerController retries', () => {
     assert.deepEqual(log.slice(4), ['w:add:a']);
   });
 
+  test('a retry kept behind a newer event of its object carries the newest object: a mirroring watcher and reconciler end at the newest state', async () => {
+    const h = setup({ retryPolicy: () => [true, 1000] });
+    const mirror = new Map<string, string>();
+    const failOnce = new Set(['w:2', 'r:2']);
+    const record = (who: string, object: KubeObject): void => {
+      const state = object.metadata.resourceVersion ?? '';
+      if (failOnce.delete(`${who}:${state}`)) throw new Error(`${who} fails on ${state}`);
+      mirror.set(who, state);
+    };
+    h.controller.addWatcher({ add: async (_c, o) => record('w', o), update: async (_c, _o, n) => record('w', n), delete: async () => {} }, KIND);
+    h.controller.addReconciler({ reconcile: async (_c, req) => (record('r', req.object), {}) }, KIND);
+    // Objects without a generation (a ConfigMap): the default dequeue policy keeps every pending retry.
+    const v = (rv: string): KubeObject => {
+      const o = widget('a', { rv });
+      delete o.metadata.generation;
+      return o;
+    };
+    h.informer.add(v('1'));
+    h.informer.update(v('1'), v('2'));
+    await h.settle();
+    h.informer.update(v('2'), v('3'));
+    await h.settle();
+    assert.deepEqual(Object.fromEntries(mirror), { w: '3', r: '3' });
+    while (await h.runNext());
+    assert.deepEqual(Object.fromEntries(mirror), { w: '3', r: '3' }, 'the retries did not bring back state 2');
+    assert.equal(h.errors.length, 2);
+  });
+
   test('a retry of a removed watcher is dropped', async () => {
     const h = setup();
     const log: string[] = [];
@@ -603,9 +631,9 @@ describe('InformerController retry dequeue policy', () => {
     return { log, dropped };
   }
 
-  test('a status echo (new resourceVersion, same generation) keeps the pending retry under the default policy', async () => {
+  test('a status echo (new resourceVersion, same generation) keeps the pending retry under the default policy, now carrying the newest object', async () => {
     const { log, dropped } = await scenario((inf) => inf.update(widget('a', { rv: '1' }), widget('a', { rv: '2', generation: 1 })));
-    assert.deepEqual(log, ['Updated:1', 'Updated:2', 'Updated:1']);
+    assert.deepEqual(log, ['Updated:1', 'Updated:2', 'Updated:2']);
     assert.equal(dropped, 0);
   });
 
@@ -628,9 +656,9 @@ describe('InformerController retry dequeue policy', () => {
     assert.deepEqual(log, ['Updated:1', 'Deleted:4']);
   });
 
-  test('a different action keeps the pending retry', async () => {
+  test('a different action keeps the pending retry (its own action, the newest object)', async () => {
     const { log } = await scenario((inf) => inf.add(widget('a', { rv: '5', generation: 7 })));
-    assert.deepEqual(log, ['Updated:1', 'Created:5', 'Updated:1']);
+    assert.deepEqual(log, ['Updated:1', 'Created:5', 'Updated:5']);
   });
 
   test('a configured policy is applied instead (upstream’s old default drops on any event)', async () => {

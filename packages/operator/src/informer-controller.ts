@@ -623,7 +623,12 @@ export class InformerController {
     this.scheduler.schedule(queueKey(entry.kind, entry.object), entry, delayMs);
   }
 
-  /** Applies the dequeue policy to the pending retries (waiting or queued) of `handler` for this object. */
+  /**
+   * Before `handler` gets a new event of an object: applies the dequeue policy to its pending retries
+   * for that object (waiting or queued), and makes each retry it keeps carry the new event's object,
+   * so that a retry, which runs after this event, never hands the handler an older state than the one
+   * it is about to see (a mirroring handler would otherwise end on the stale state).
+   */
   private dequeueRetries(key: string, handler: ResourceWatcher | Reconciler, action: ResourceAction, object: KubeObject, metrics: BoundEventMetrics): void {
     if (!this.scheduler.hasPending(key) && this.queue.queuedItems(key).length === 0) return;
     const policy = this.retryDequeuePolicy;
@@ -638,6 +643,10 @@ export class InformerController {
     };
     const dropped = this.scheduler.cancel(key, drop).length + this.queue.removeQueued(key, drop).length;
     if (dropped > 0) metrics.droppedRetries.inc(dropped);
+    if (action === 'DELETE') return;
+    for (const item of [...this.scheduler.entries(key), ...this.queue.queuedItems(key)]) {
+      if (item.type !== 'event' && item.handler === handler) refreshRetry(item, object);
+    }
   }
 
   private report(error: unknown, where: Partial<ErrorHandlerContext> & Pick<ErrorHandlerContext, 'source'>): void {
@@ -688,6 +697,19 @@ function isResync(old: KubeObject, object: KubeObject): boolean {
   if (old === object) return true;
   const rv = old.metadata?.resourceVersion;
   return rv !== undefined && rv !== '' && rv === object.metadata.resourceVersion;
+}
+
+/**
+ * Makes a kept retry carry `newer`, the object of a newer event of the same object. A retry of a
+ * delete keeps its object (the final state), and so does one of another object that had the same
+ * name (a different uid). An update retry keeps its `old`: old -> newer is the net change.
+ */
+function refreshRetry(retry: RetryEntry, newer: KubeObject): void {
+  if (retry.action === 'DELETE' || retry.object === newer) return;
+  const uid = retry.object.metadata.uid;
+  if (uid !== undefined && newer.metadata.uid !== undefined && uid !== newer.metadata.uid) return;
+  retry.object = newer;
+  if (retry.type === 'reconciler') retry.request = { ...retry.request, object: newer };
 }
 
 /** Merges a queued, not started UPDATE with an incoming UPDATE of the same object: oldest `old`, newest `new`. */
