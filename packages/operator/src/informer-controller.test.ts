@@ -6,7 +6,7 @@ import { ApiError, NetworkError } from '@kubeloop/resource';
 import type { KubeObject, PatchRequest, WriteOptions } from '@kubeloop/resource';
 import { ReconcileAction } from './actions.js';
 import { VirtualClock } from './clock.js';
-import { ErrInformerAlreadyAdded, ReconcileError, TerminalError, isInvalidArgumentError, isNilObjectError } from './errors.js';
+import { ErrInformerAlreadyAdded, ReconcileError, TerminalError, isHandlerTimeoutError, isInvalidArgumentError, isNilObjectError } from './errors.js';
 import { InformerController } from './informer-controller.js';
 import type { ErrorHandlerContext, InformerControllerConfig } from './informer-controller.js';
 import { FakeListWatchClient, FakePatchClient, page, widget as kubeWidget, widgetKind } from './informer-fakes.test-helper.js';
@@ -853,6 +853,111 @@ describe('InformerController queue', () => {
       for (const handler of ['w1', 'w2', 'r']) {
         assert.ok(delivered.get(`${handler}:${name}`)?.has(seq), `${handler} never saw the last state of ${name}`);
       }
+    }
+  });
+});
+
+describe('InformerController handler timeout', () => {
+  test('is off by default: a slow handler is waited for, with the controller signal, however long it takes', async () => {
+    const h = setup();
+    const gate = deferred();
+    const signals: AbortSignal[] = [];
+    const log: string[] = [];
+    h.controller.addWatcher(
+      {
+        add: async (ctx, o) => {
+          signals.push(ctx.signal);
+          await gate.promise;
+          log.push(`add:${o.metadata.name}`);
+        },
+        update: async () => {},
+        delete: async () => {},
+      },
+      KIND,
+    );
+    h.informer.add(widget('a'));
+    await waitFor(() => signals.length === 1);
+    await h.clock.advance(24 * 3600 * 1000);
+    assert.equal(signals[0]!.aborted, false);
+    gate.resolve();
+    await h.settle();
+    assert.deepEqual(log, ['add:a']);
+    assert.deepEqual(h.errors, []);
+  });
+
+  test('a watcher that ignores its signal: aborted and reported at the deadline, retried per policy, and its object goes on', async () => {
+    const h = setup({ handlerTimeoutMs: 2000, retryPolicy: (_err, attempt) => [attempt < 1, 500] });
+    const signals: AbortSignal[] = [];
+    const log: string[] = [];
+    let calls = 0;
+    h.controller.addWatcher(
+      {
+        add: async (ctx) => {
+          signals.push(ctx.signal);
+          if (++calls === 1) await new Promise<void>(() => {}); // hangs forever, deaf to its signal
+          log.push('add done');
+        },
+        update: async (_ctx, _old, o) => void log.push(`update:${o.metadata.resourceVersion}`),
+        delete: async () => {},
+      },
+      KIND,
+    );
+    h.informer.add(widget('a'));
+    await waitFor(() => signals.length === 1);
+    h.informer.update(widget('a'), widget('a', { rv: '2' }));
+    await h.clock.advance(1999);
+    assert.equal(signals[0]!.aborted, false);
+    assert.deepEqual(log, [], 'the update waits behind the running add');
+    await h.clock.advance(1);
+    await h.settle();
+    assert.equal(signals[0]!.aborted, true);
+    assert.ok(isHandlerTimeoutError(signals[0]!.reason));
+    assert.deepEqual(log, ['update:2'], 'the object went on to its next event');
+    assert.equal(h.errors.length, 1);
+    assert.ok(isHandlerTimeoutError(h.errors[0]!.err));
+    assert.equal(h.errors[0]!.ctx.source, 'watcher');
+    assert.equal(h.errors[0]!.ctx.retryAfterMs, 500);
+    assert.equal(sum(await metricValues(h.controller, 'controller_handler_errors_total'), { handler: 'watcher' }), 1);
+    await h.runNext();
+    assert.deepEqual(log, ['update:2', 'add done'], 'the retry ran, with a fresh signal');
+    assert.equal(signals[1]!.aborted, false);
+  });
+
+  test('a reconciler that honours its signal fails with the timeout error, not as a shutdown abort, and the controller signal is untouched', async () => {
+    const h = setup({ handlerTimeoutMs: 1000, retryPolicy: () => [false, 0] });
+    h.controller.addReconciler(
+      {
+        reconcile: (ctx) =>
+          new Promise((_resolve, reject) => {
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true });
+          }),
+      },
+      KIND,
+    );
+    h.informer.add(widget('a'));
+    await h.clock.advance(1000);
+    await h.settle();
+    assert.equal(h.errors.length, 1);
+    assert.ok(isHandlerTimeoutError(h.errors[0]!.err));
+    assert.equal(h.errors[0]!.ctx.source, 'reconciler');
+    assert.equal(h.errors[0]!.ctx.signal.aborted, false, 'only the call was aborted');
+    assert.equal(sum(await metricValues(h.controller, 'controller_handler_errors_total'), { handler: 'reconciler' }), 1);
+  });
+
+  test('a call that finishes in time keeps its result; the deadline timer is cancelled', async () => {
+    const h = setup({ handlerTimeoutMs: 1000 });
+    const log: string[] = [];
+    h.controller.addReconciler(logReconciler('r', log, () => ({})), KIND);
+    h.informer.add(widget('a'));
+    await h.settle();
+    assert.deepEqual(log, ['r:Created:a']);
+    assert.equal(h.clock.pendingTimers(), 0);
+    assert.deepEqual(h.errors, []);
+  });
+
+  test('rejects a negative or infinite handlerTimeoutMs', () => {
+    for (const bad of [-1, Number.POSITIVE_INFINITY, Number.NaN]) {
+      assert.throws(() => new InformerController({ handlerTimeoutMs: bad, logger: noopLogger }), (err) => isInvalidArgumentError(err));
     }
   });
 });

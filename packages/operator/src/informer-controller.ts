@@ -7,6 +7,7 @@ import { realClock } from './clock.js';
 import type { Clock } from './clock.js';
 import { ControllerLifecycle } from './controller-lifecycle.js';
 import { ErrInformerAlreadyAdded, ErrNilObject, InvalidArgumentError, isReconcileError, isTerminalError } from './errors.js';
+import { callWithTimeout } from './handler-timeout.js';
 import type { Informer } from './informer.js';
 import { HANDLED, chainInformerErrorHandler } from './kubernetes-based-informer.js';
 import type { InformerErrorContext, InformerErrorPhase } from './kubernetes-based-informer.js';
@@ -94,6 +95,15 @@ export interface InformerControllerConfig {
   shutdownTimeoutMs?: number | undefined;
   /** Logger of the default error handler and of shutdown messages. Default: `consoleLogger`. */
   logger?: Logger | undefined;
+  /**
+   * A deadline for each watcher and reconciler call (events and retries), in milliseconds; 0 = none.
+   * A call still running at its deadline has its `ctx.signal` aborted with a `HandlerTimeoutError`
+   * and counts as failed at once: reported to `errorHandler`, counted in
+   * `controller_handler_errors_total`, retried per `retryPolicy`; its object goes on to its next
+   * work. Caveat: a handler that ignores its signal keeps running in the background, possibly beside
+   * the next call for the same object. Default: 0 (no deadline).
+   */
+  handlerTimeoutMs?: number | undefined;
 }
 
 /** An informer event waiting in an object's queue. */
@@ -168,6 +178,8 @@ export class InformerController {
   retryDequeuePolicy: RetryDequeuePolicy;
 
   private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly handlerTimeoutMs: number;
   private readonly lifecycle: ControllerLifecycle;
   private readonly metrics: ControllerMetrics;
   private readonly queue: WorkQueue<WorkItem>;
@@ -182,7 +194,12 @@ export class InformerController {
     this.retryPolicy = config.retryPolicy ?? DefaultRetryPolicy;
     this.retryDequeuePolicy = config.retryDequeuePolicy ?? OpinionatedRetryDequeuePolicy;
     const clock = config.clock ?? realClock;
+    this.clock = clock;
     this.logger = config.logger ?? consoleLogger;
+    this.handlerTimeoutMs = config.handlerTimeoutMs ?? 0;
+    if (!(this.handlerTimeoutMs >= 0) || !Number.isFinite(this.handlerTimeoutMs)) {
+      throw new InvalidArgumentError(`handlerTimeoutMs must be a finite number >= 0, got ${this.handlerTimeoutMs}`);
+    }
     const shutdownTimeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     if (!(shutdownTimeoutMs >= 0)) throw new InvalidArgumentError(`shutdownTimeoutMs must be >= 0, got ${shutdownTimeoutMs}`);
     this.lifecycle = new ControllerLifecycle({
@@ -449,9 +466,15 @@ export class InformerController {
 
   /** Calls the watcher method of `action` (in `span` when tracing); undefined when it returned no promise. */
   private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined): Promise<void> | undefined {
-    const ctx = this.lifecycle.ctx;
-    const result = span === undefined ? invokeWatcher(handler, ctx, action, old, object) : runInSpan(span, () => invokeWatcher(handler, ctx, action, old, object));
+    const call = (ctx: HandlerContext): Promise<void> => invokeWatcher(handler, ctx, action, old, object);
+    const result = span === undefined ? this.callHandler(call) : runInSpan(span, () => this.callHandler(call));
     return isPromiseLike(result) ? result : undefined;
+  }
+
+  /** Runs one handler call with the controller's context, or with a deadline of its own (`handlerTimeoutMs`). */
+  private callHandler<R>(call: (ctx: HandlerContext) => Promise<R> | R): Promise<R> | R {
+    const ctx = this.lifecycle.ctx;
+    return this.handlerTimeoutMs > 0 ? callWithTimeout(ctx, this.handlerTimeoutMs, this.clock, call) : call(ctx);
   }
 
   private endEvent(metrics: BoundEventMetrics, started: number, now: number): void {
@@ -535,11 +558,11 @@ export class InformerController {
     started: number,
   ): number | Promise<number> {
     const span = this.startSpan(retry !== undefined ? SpanNames.controllerRetry : SpanNames.controllerEventReconcile, object);
-    const ctx = this.lifecycle.ctx;
+    const call = (ctx: HandlerContext): Promise<ReconcileResult> | ReconcileResult => handler.reconcile(ctx, request);
     metrics.ongoingProcesses.inc();
     let pending: Promise<ReconcileResult> | ReconcileResult;
     try {
-      pending = span === undefined ? handler.reconcile(ctx, request) : runInSpan(span, () => handler.reconcile(ctx, request));
+      pending = span === undefined ? this.callHandler(call) : runInSpan(span, () => this.callHandler(call));
     } catch (err) {
       return this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, true, err);
     }
