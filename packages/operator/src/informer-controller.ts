@@ -24,7 +24,7 @@ import { DefaultRetryPolicy, toMillis } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { RetryScheduler } from './retry-scheduler.js';
 import { SpanNames, endSpan, recordSpanError, runInSpan, startObjectSpan, tracingEnabled } from './tracing.js';
-import { WorkQueue } from './work-queue.js';
+import { DEFAULT_MAX_CONCURRENT_WORKERS, WorkQueue } from './work-queue.js';
 
 /** Retries due within one 10 ms window fire in one wake-up (at most 10 ms late, never early). */
 const RETRY_TIMER_RESOLUTION_MS = 10;
@@ -95,6 +95,24 @@ export interface InformerControllerConfig {
   shutdownTimeoutMs?: number | undefined;
   /** Logger of the default error handler and of shutdown messages. Default: `consoleLogger`. */
   logger?: Logger | undefined;
+}
+
+/**
+ * Every option of {@link InformerControllerConfig} set to its default (grafana-app-sdk
+ * `DefaultInformerControllerConfig`): a starting point to change one field of. `metricsNamespace`
+ * stays undefined (no prefix).
+ */
+export function defaultInformerControllerConfig(): InformerControllerConfig {
+  return {
+    errorHandler: DefaultErrorHandler,
+    retryPolicy: DefaultRetryPolicy,
+    retryDequeuePolicy: OpinionatedRetryDequeuePolicy,
+    maxConcurrentWorkers: DEFAULT_MAX_CONCURRENT_WORKERS,
+    clock: realClock,
+    metricsNamespace: undefined,
+    shutdownTimeoutMs: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    logger: consoleLogger,
+  };
 }
 
 /** An informer event waiting in an object's queue. */

@@ -11,8 +11,8 @@
  * - add(O): 1. O missing -> ErrNilObject. 2. O deleting: our finalizer absent -> ignore; present ->
  *   deleteFunc, then remove our finalizer (deleteFunc's error is returned and nothing is patched).
  *   3. our finalizer present -> syncFunc. 4. else addFunc, then add our finalizer (a patch error is
- *   returned as "error adding finalizer ...").
- * - update(old, new): 1. either missing -> ErrNilObject. 2. `new.generation > 0` and unchanged ->
+ *   returned as "error adding finalizer: ..."; a removal error is the patch error itself, as upstream).
+ * - update(old, new): 1. either missing -> "old cannot be nil" / "new cannot be nil" (`isNilObjectError`). 2. `new.generation > 0` and unchanged ->
  *   ignore. 3. our finalizer absent and not deleting -> addFunc, then add our finalizer, done
  *   (upstream's retry of a failed add). 4. deleting: finalizer absent -> ignore (see delete); present ->
  *   deleteFunc, then remove our finalizer. 5. the update only added our finalizer -> ignore.
@@ -27,8 +27,9 @@
  * process restarts between removing the finalizer and seeing the object go; a retry after a failed
  * finalizer removal does not call `deleteFunc` again within one process.
  */
+import { KubeloopError } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
-import { ErrNilObject, InvalidArgumentError } from './errors.js';
+import { ErrNilObject, InvalidArgumentError, isFinalizerOperationError } from './errors.js';
 import { DefaultFinalizerSupplier, addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName } from './finalizer.js';
 import type { FinalizerSupplier } from './finalizer.js';
 import type { PatchClient } from './list-watch-client.js';
@@ -113,7 +114,8 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
   }
 
   async update(ctx: HandlerContext, oldObject: T, newObject: T): Promise<void> {
-    if (!oldObject || !newObject) throw ErrNilObject;
+    if (!oldObject) throw nilObjectError('old');
+    if (!newObject) throw nilObjectError('new');
     const span = startObjectSpan(SpanNames.opinionatedWatcherUpdate, newObject);
     try {
       const generation = newObject.metadata.generation ?? 0;
@@ -158,8 +160,18 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
       if (this.deleteFunc) await this.deleteFunc(ctx, object);
       this.deleted.add(id);
     }
-    await removeFinalizer(this.client, object, this.finalizer, { signal: ctx.signal });
+    try {
+      await removeFinalizer(this.client, object, this.finalizer, { signal: ctx.signal });
+    } catch (error) {
+      // As upstream, the patch error itself (an add error is wrapped as "error adding finalizer: ...").
+      throw isFinalizerOperationError(error) ? error.cause : error;
+    }
   }
+}
+
+/** Upstream's "old cannot be nil" / "new cannot be nil", recognised by `isNilObjectError`. */
+function nilObjectError(which: 'old' | 'new'): KubeloopError {
+  return new KubeloopError(ErrNilObject.code, `${which} cannot be nil`);
 }
 
 /**
