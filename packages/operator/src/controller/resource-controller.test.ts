@@ -175,6 +175,41 @@ describe('consul-style Controller', () => {
     );
   });
 
+  // Deliberate difference (README): consul-k8s runs one worker; ours handles keys concurrently, one key never twice at once.
+  test('keys are handled concurrently: a slow upsert of one key does not hold up another key', async () => {
+    const slow = deferred();
+    const t = setup({
+      upsert: async (key) => {
+        if (key === 'default/a') await slow.promise;
+      },
+    });
+    await t.clock.advance(0);
+    t.informer.add(widget('a', { rv: '1' }));
+    t.informer.add(widget('b', { rv: '1' }));
+    await t.clock.advance(0);
+    t.informer.update(widget('a', { rv: '1' }), widget('a', { rv: '2' }));
+    await t.clock.advance(0);
+    assert.deepEqual(
+      t.calls.map((c) => [c.key, c.rv]),
+      [
+        ['default/a', '1'],
+        ['default/b', '1'],
+      ],
+      'b was handled while a was still running, and the second event of a waits for the first',
+    );
+    slow.resolve();
+    await t.clock.advance(0);
+    await t.stop();
+    assert.deepEqual(
+      t.calls.map((c) => [c.key, c.rv]),
+      [
+        ['default/a', '1'],
+        ['default/b', '1'],
+        ['default/a', '2'],
+      ],
+    );
+  });
+
   test('an upsert that fails is retried with backoff until it succeeds', async () => {
     let failures = 4;
     const t = setup({

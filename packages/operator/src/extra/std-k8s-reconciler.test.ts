@@ -289,6 +289,17 @@ describe('StdK8sReconciler', () => {
     assert.deepEqual(t.log, ['main.configure', 'main.read', 'main.delete', 'main.onError']);
   });
 
+  // Deliberate difference (README): upstream sleeps 1 s at the start of every reconcile.
+  test('reconcile reads the object at once, without sleeping first', async () => {
+    const t = setup();
+    let done = false;
+    const reconciled = t.std.reconcile(testContext, req).then(() => (done = true));
+    // A timer of any length would still be pending when the next macrotask runs.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(done, true);
+    await reconciled;
+  });
+
   test('phases given to reconcile replace the configured ones', async () => {
     const t = setup();
     const only = new Phase('only', t.log);
