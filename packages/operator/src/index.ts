@@ -51,7 +51,7 @@ export { WorkQueue, DEFAULT_MAX_CONCURRENT_WORKERS } from './work-queue.js';
 export type { RetrySchedulerOptions } from './retry-scheduler.js';
 export { RetryScheduler } from './retry-scheduler.js';
 export type { InformerControllerConfig, ErrorHandler, ErrorHandlerContext } from './informer-controller.js';
-export { InformerController, DefaultErrorHandler, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './informer-controller.js';
+export { InformerController, DefaultErrorHandler, DEFAULT_SHUTDOWN_TIMEOUT_MS, defaultInformerControllerConfig } from './informer-controller.js';
 export type { Controller } from './operator.js';
 export { Operator } from './operator.js';
 export type {
@@ -67,7 +67,7 @@ export type {
   HistogramChild,
 } from './metrics.js';
 export { ControllerMetrics, InformerMetrics, LATENCY_BUCKETS } from './metrics.js';
-export { setTracer, getTracer, tracingEnabled, TRACER_NAME, SpanNames, objectSpanAttributes, startObjectSpan, endSpan, runInSpan } from './tracing.js';
+export { setTracer, getTracer, tracingEnabled, TRACER_NAME, SpanNames, objectSpanAttributes, startObjectSpan, endSpan, recordSpanError, runInSpan } from './tracing.js';
 
 // --- informer, watchers, reconcilers, finalizers (operator-informer work) ---
 export type { ListWatchClient, PatchClient } from './list-watch-client.js';
@@ -97,6 +97,7 @@ export type {
   InformerEvents,
 } from './kubernetes-based-informer.js';
 export { KubernetesBasedInformer, WatchInactivityError, stripManagedFields, chainInformerErrorHandler } from './kubernetes-based-informer.js';
+export { EmptyLabelFilters, labelSelectorFromFilters } from './label-filters.js';
 export type { SimpleWatcherFuncs } from './simple-watcher.js';
 export { SimpleWatcher } from './simple-watcher.js';
 export type { ReconcileFunc } from './simple-reconciler.js';

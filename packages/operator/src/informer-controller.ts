@@ -1,5 +1,6 @@
 import { objectKey } from '@kubeloop/resource';
-import type { Span } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import type { KubeObject } from '@kubeloop/resource';
 import { ReconcileAction, reconcileActionFromResourceAction } from './actions.js';
 import type { ResourceAction } from './actions.js';
@@ -23,8 +24,8 @@ import type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
 import { DefaultRetryPolicy, toMillis } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { RetryScheduler } from './retry-scheduler.js';
-import { SpanNames, endSpan, runInSpan, startObjectSpan, tracingEnabled } from './tracing.js';
-import { WorkQueue } from './work-queue.js';
+import { SpanNames, endSpan, recordSpanError, runInSpan, startObjectSpan, tracingEnabled } from './tracing.js';
+import { DEFAULT_MAX_CONCURRENT_WORKERS, WorkQueue } from './work-queue.js';
 
 /** Retries due within one 10 ms window fire in one wake-up (at most 10 ms late, never early). */
 const RETRY_TIMER_RESOLUTION_MS = 10;
@@ -106,6 +107,24 @@ export interface InformerControllerConfig {
   handlerTimeoutMs?: number | undefined;
 }
 
+/**
+ * Every option of {@link InformerControllerConfig} set to its default (grafana-app-sdk
+ * `DefaultInformerControllerConfig`): a starting point to change one field of. `metricsNamespace`
+ * stays undefined (no prefix).
+ */
+export function defaultInformerControllerConfig(): InformerControllerConfig {
+  return {
+    errorHandler: DefaultErrorHandler,
+    retryPolicy: DefaultRetryPolicy,
+    retryDequeuePolicy: OpinionatedRetryDequeuePolicy,
+    maxConcurrentWorkers: DEFAULT_MAX_CONCURRENT_WORKERS,
+    clock: realClock,
+    metricsNamespace: undefined,
+    shutdownTimeoutMs: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    logger: consoleLogger,
+  };
+}
+
 /** An informer event waiting in an object's queue. */
 interface EventItem {
   type: 'event';
@@ -114,6 +133,8 @@ interface EventItem {
   old: KubeObject | undefined;
   object: KubeObject;
   metrics: BoundEventMetrics;
+  /** The context the informer delivered the event in (its informer-event-* span), while tracing. */
+  trace: Context | undefined;
 }
 
 /** What a retry needs, as data: which handler, which object, which attempt; never a closure. */
@@ -324,35 +345,32 @@ export class InformerController {
   // --- informer side: synchronous and cheap ---
 
   private enqueueHandler(kind: string): ResourceWatcher {
-    const m = {
-      CREATE: this.metrics.forEvent(kind, 'CREATE'),
-      UPDATE: this.metrics.forEvent(kind, 'UPDATE'),
-      DELETE: this.metrics.forEvent(kind, 'DELETE'),
-    };
     return {
       add: (_ctx, object) => {
-        this.enqueue(kind, 'CREATE', undefined, object, m.CREATE);
+        this.enqueue(kind, 'CREATE', undefined, object);
         return HANDLED;
       },
       update: (_ctx, old, object) => {
-        this.enqueue(kind, 'UPDATE', old, object, m.UPDATE);
+        this.enqueue(kind, 'UPDATE', old, object);
         return HANDLED;
       },
       delete: (_ctx, object) => {
-        this.enqueue(kind, 'DELETE', undefined, object, m.DELETE);
+        this.enqueue(kind, 'DELETE', undefined, object);
         return HANDLED;
       },
     };
   }
 
-  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, metrics: BoundEventMetrics): void {
+  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject): void {
+    // The `kind` label is the object's kind, as upstream (`obj.GetStaticMetadata().Kind`), not the registration string.
+    const metrics = this.metrics.forEvent(typeof object?.kind === 'string' && object.kind !== '' ? object.kind : kind, action);
     metrics.events.inc();
     // Bad input is reported, never thrown into the informer.
     if (object == null || typeof object.metadata !== 'object' || object.metadata === null) {
       this.report(ErrNilObject, { resourceKind: kind, action, source: 'controller' });
       return;
     }
-    const item: EventItem = { type: 'event', kind, action, old, object, metrics };
+    const item: EventItem = { type: 'event', kind, action, old, object, metrics, trace: tracingEnabled() ? context.active() : undefined };
     if (this.queue.add(queueKey(kind, object), item) === 'coalesced') metrics.coalesced.inc();
   }
 
@@ -396,7 +414,9 @@ export class InformerController {
     if (watchers.length === 0 && reconcilers.length === 0) return undefined;
     item.metrics.ongoingEvents.inc();
     const started = performance.now();
-    return this.continueEvent(key, item, watchers, reconcilers, 0, started, started);
+    // One span per event (upstream's controller-event-*): watchers run in it, reconcile spans are its children.
+    const span = item.trace !== undefined ? startObjectSpan(eventSpanName[item.action], item.object, item.trace) : undefined;
+    return this.continueEvent(key, item, watchers, reconcilers, 0, started, span, started);
   }
 
   /**
@@ -410,6 +430,7 @@ export class InformerController {
     reconcilers: readonly Reconciler[],
     index: number,
     eventStarted: number,
+    span: Span | undefined,
     now: number,
   ): Promise<void> | undefined {
     const { kind, action, old, object, metrics } = item;
@@ -420,42 +441,50 @@ export class InformerController {
         if (i < watchers.length) {
           const watcher = watchers[i]!;
           this.dequeueRetries(key, watcher, action, object, metrics);
-          const span = this.startSpan(eventSpanName[action], object);
           metrics.ongoingProcesses.inc();
           let pending: Promise<void> | undefined;
           try {
             pending = this.startWatcher(watcher, action, old, object, span);
           } catch (err) {
-            now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, true, err);
+            this.recordFailure(span, err);
+            now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, true, err);
             continue;
           }
           if (pending !== undefined) {
             // One continuation per asynchronous call: finish the call, then go on with the event.
             const next = i + 1;
             return pending.then(
-              () => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, false, undefined)),
-              (err: unknown) => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, true, err)),
+              () => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, false, undefined)),
+              (err: unknown) => {
+                this.recordFailure(span, err);
+                return this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, true, err));
+              },
             );
           }
-          now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, false, undefined);
+          now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, false, undefined);
         } else {
           const reconciler = reconcilers[i - watchers.length]!;
           this.dequeueRetries(key, reconciler, action, object, metrics);
           const reconcileAction =
             action === 'UPDATE' && old !== undefined && isResync(old, object) ? ReconcileAction.Resynced : reconcileActionFromResourceAction(action);
-          const done = this.callReconciler(reconciler, kind, action, object, { action: reconcileAction, object }, metrics, undefined, started);
+          const request: ReconcileRequest = { action: reconcileAction, object };
+          // In the event span's context, the controller-event-reconcile span is its child.
+          const done =
+            span === undefined
+              ? this.callReconciler(reconciler, kind, action, object, request, metrics, undefined, started)
+              : runInSpan(span, () => this.callReconciler(reconciler, kind, action, object, request, metrics, undefined, started));
           if (typeof done !== 'number') {
             const next = i + 1;
-            return done.then((end) => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, end));
+            return done.then((end) => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, end));
           }
           now = done;
         }
       }
     } catch (err) {
-      this.endEvent(metrics, eventStarted, performance.now());
+      this.endEvent(metrics, eventStarted, performance.now(), span);
       throw err;
     }
-    this.endEvent(metrics, eventStarted, now);
+    this.endEvent(metrics, eventStarted, now, span);
     return undefined;
   }
 
@@ -477,9 +506,15 @@ export class InformerController {
     return this.handlerTimeoutMs > 0 ? callWithTimeout(ctx, this.handlerTimeoutMs, this.clock, call) : call(ctx);
   }
 
-  private endEvent(metrics: BoundEventMetrics, started: number, now: number): void {
+  private endEvent(metrics: BoundEventMetrics, started: number, now: number, span: Span | undefined): void {
     metrics.ongoingEvents.dec();
     metrics.eventDuration.observe((now - started) / 1000);
+    if (span !== undefined) endSpan(span);
+  }
+
+  /** A watcher of the event failed: the event span records it (unless it is only the shutdown's abort). */
+  private recordFailure(span: Span | undefined, error: unknown): void {
+    if (span !== undefined && !this.lifecycle.isShutdownAbort(error)) recordSpanError(span, error ?? new Error('handler failed'));
   }
 
   /**

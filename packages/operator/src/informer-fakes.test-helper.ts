@@ -235,6 +235,8 @@ export class RecordingHandler implements ResourceWatcher {
 export class FakePatchClient<T extends KubeObject = KubeObject> implements PatchClient<T> {
   readonly objects = new Map<string, T>();
   readonly patches: PatchRequest[] = [];
+  /** The options of each patch, in the order of `patches` (e.g. `subresource: 'status'`). */
+  readonly patchOptions: (WriteOptions | undefined)[] = [];
   readonly gets: Identifier[] = [];
   beforePatch: ((id: Identifier, attempt: number) => void) | undefined;
   /** Errors to throw from the next patches, in order. */
@@ -263,8 +265,9 @@ export class FakePatchClient<T extends KubeObject = KubeObject> implements Patch
     return structuredClone(stored);
   }
 
-  async patch(id: Identifier, patch: PatchRequest, _options?: WriteOptions): Promise<T> {
+  async patch(id: Identifier, patch: PatchRequest, options?: WriteOptions): Promise<T> {
     this.patches.push(structuredClone(patch));
+    this.patchOptions.push(options);
     this.beforePatch?.(id, this.patches.length);
     const failure = this.failPatches.shift();
     if (failure) throw failure;

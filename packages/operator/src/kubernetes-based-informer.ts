@@ -25,7 +25,7 @@ import { InformerStore, ObjectIndex } from './informer-store.js';
 import { consoleLogger } from './logger.js';
 import type { Logger } from './logger.js';
 import type { BoundInformerMetrics, InformerMetrics, InformerRestartReason } from './metrics.js';
-import { SpanNames, endSpan, getTracer, startObjectSpan } from './tracing.js';
+import { SpanNames, endSpan, getTracer, runInSpan, startObjectSpan, tracingEnabled } from './tracing.js';
 import type { ListWatchClient } from './list-watch-client.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
 
@@ -395,6 +395,8 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
 
   private async commit(state: ListedState): Promise<InformerInput> {
     await this.enterDelivery();
+    // Objects of a list get their informer-event-* spans too (upstream's informer delivers them as adds).
+    this.traceEvents = tracingEnabled();
     try {
       const deltas = this.cache.replace(this.buffer);
       this.buffer = new ObjectIndex();
@@ -405,6 +407,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         else await this.fanOut(Op.Delete, undefined, delta.object);
       }
     } finally {
+      this.traceEvents = false;
       await this.leaveDelivery();
     }
     this.metrics?.synced(this.clock.now());
@@ -564,11 +567,12 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private async fanOut(op: Op.Add | Op.Update | Op.Delete, previous: T | undefined, object: T): Promise<void> {
     const span = this.traceEvents ? startObjectSpan(op === Op.Add ? SpanNames.informerEventAdd : op === Op.Update ? SpanNames.informerEventUpdate : SpanNames.informerEventDelete, object) : undefined;
     let failure: unknown;
+    const call = (handler: ResourceWatcher<T>): Promise<void> =>
+      op === Op.Update ? handler.update(this.ctx, previous!, object) : op === Op.Add ? handler.add(this.ctx, object) : handler.delete(this.ctx, object);
     for (const handler of this.handlers) {
       try {
-        if (op === Op.Update) await handler.update(this.ctx, previous!, object);
-        else if (op === Op.Add) await handler.add(this.ctx, object);
-        else await handler.delete(this.ctx, object);
+        // Handlers run in the span's context: what they start (the controller's event span) is its child.
+        await (span === undefined ? call(handler) : runInSpan(span, () => call(handler)));
       } catch (error) {
         failure = error;
         this.report(error, 'handler', object);

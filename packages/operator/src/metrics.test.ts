@@ -1,7 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Counter, Gauge, Histogram, Registry, register as globalRegistry } from 'prom-client';
+import { VirtualClock } from './clock.js';
+import { InformerController } from './informer-controller.js';
+import { noopLogger } from './logger.js';
 import { ControllerMetrics, InformerMetrics, LATENCY_BUCKETS } from './metrics.js';
+import { FakeInformer, widget } from './testing/fake-informer.js';
 
 type PrometheusCollectorLike = Counter | Gauge | Histogram;
 
@@ -37,6 +41,25 @@ describe('ControllerMetrics', () => {
     );
     const retries = (await m.retriesTotal.get()).values;
     assert.deepEqual(retries[0]?.labels, { event_type: 'UPDATE', kind: 'Widget', handler: 'reconciler', reason: 'requeue' });
+  });
+
+  test("the kind label is the object's kind, as upstream, not the string the informer was registered under", async () => {
+    const controller = new InformerController({ clock: new VirtualClock(), logger: noopLogger });
+    const informer = new FakeInformer();
+    controller.addInformer(informer, 'widgets');
+    controller.addReconciler({ reconcile: async () => ({}) }, 'widgets');
+    const abort = new AbortController();
+    const running = controller.run(abort.signal);
+    informer.add(widget('a'));
+    await controller.whenIdle();
+    abort.abort();
+    await running;
+    const registry = new Registry();
+    for (const c of controller.prometheusCollectors()) registry.registerMetric(c);
+    const text = await registry.metrics();
+    assert.match(text, /informer_events_total\{event_type="CREATE",kind="Widget"\} 1/);
+    assert.match(text, /reconciler_process_duration_seconds_count\{event_type="CREATE",kind="Widget"\} 1/);
+    assert.doesNotMatch(text, /kind="widgets"/);
   });
 
   test('the plain-number children expose exactly what prom-client children fed the same calls expose', async () => {

@@ -106,7 +106,7 @@ export class ControllerMetrics {
   /** `controller_pending_retries`: retries waiting for their time. */
   readonly pendingRetries: Gauge;
 
-  private readonly bound = new Map<string, BoundEventMetrics>();
+  private readonly bound = new Map<string, Partial<Record<ResourceAction, BoundEventMetrics>>>();
   /** The local children of each per-event metric, published by the metric's `collect()`. */
   private readonly local = {
     eventsTotal: [] as LocalCounter[],
@@ -253,15 +253,14 @@ export class ControllerMetrics {
     this.pendingSource = pendingRetries;
   }
 
-  /** The children for one kind and event type, bound on first use and cached. */
+  /** The children for one kind and event type, bound on first use and cached (looked up per event: no string building). */
   forEvent(kind: string, eventType: ResourceAction): BoundEventMetrics {
-    const cacheKey = `${eventType}\u0000${kind}`;
-    let b = this.bound.get(cacheKey);
-    if (b === undefined) {
-      b = this.bind(kind, eventType);
-      this.bound.set(cacheKey, b);
+    let byType = this.bound.get(kind);
+    if (byType === undefined) {
+      byType = {};
+      this.bound.set(kind, byType);
     }
-    return b;
+    return (byType[eventType] ??= this.bind(kind, eventType));
   }
 
   /** Every collector, for registration. */

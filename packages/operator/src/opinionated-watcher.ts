@@ -11,12 +11,13 @@
  * - add(O): 1. O missing -> ErrNilObject. 2. O deleting: our finalizer absent -> ignore; present ->
  *   deleteFunc, then remove our finalizer (deleteFunc's error is returned and nothing is patched).
  *   3. our finalizer present -> syncFunc. 4. else addFunc, then add our finalizer (a patch error is
- *   returned as "error adding finalizer ...").
- * - update(old, new): 1. either missing -> ErrNilObject. 2. `new.generation > 0` and unchanged ->
- *   ignore. 3. our finalizer absent and not deleting -> addFunc, then add our finalizer, then go on
- *   (upstream's retry of a failed add; as upstream, updateFunc follows). 4. deleting: finalizer
- *   absent -> ignore (see delete); present -> deleteFunc, then remove our finalizer. 5. the update is
- *   only the echo of our finalizer add -> ignore. 6. else updateFunc.
+ *   returned as "error adding finalizer: ..."; a removal error is the patch error itself, as upstream).
+ * - update(old, new): 1. either missing -> "old cannot be nil" / "new cannot be nil"
+ *   (`isNilObjectError`). 2. `new.generation > 0` and unchanged -> ignore. 3. our finalizer absent
+ *   and not deleting -> addFunc, then add our finalizer, then go on (upstream's retry of a failed
+ *   add; as upstream, updateFunc follows). 4. deleting: finalizer absent -> ignore (see delete);
+ *   present -> deleteFunc, then remove our finalizer. 5. the update is only the echo of our
+ *   finalizer add -> ignore. 6. else updateFunc.
  *   Rule 5 is safe under coalescing (old -> new may span several writes, see InformerController):
  *   it holds only when our finalizer is new in `new` and nothing else changed: the generation for
  *   objects that have one (a finalizer add never bumps it; rule 2 already ignored an unchanged one),
@@ -32,8 +33,9 @@
  * finalizer removal does not call `deleteFunc` again within one process.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { KubeloopError } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
-import { ErrNilObject, InvalidArgumentError } from './errors.js';
+import { ErrNilObject, InvalidArgumentError, isFinalizerOperationError } from './errors.js';
 import { DefaultFinalizerSupplier, addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName } from './finalizer.js';
 import type { FinalizerSupplier } from './finalizer.js';
 import type { PatchClient } from './list-watch-client.js';
@@ -118,7 +120,8 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
   }
 
   async update(ctx: HandlerContext, oldObject: T, newObject: T): Promise<void> {
-    if (!oldObject || !newObject) throw ErrNilObject;
+    if (!oldObject) throw nilObjectError('old');
+    if (!newObject) throw nilObjectError('new');
     const span = startObjectSpan(SpanNames.opinionatedWatcherUpdate, newObject);
     try {
       const generation = newObject.metadata.generation ?? 0;
@@ -162,8 +165,18 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
       if (this.deleteFunc) await this.deleteFunc(ctx, object);
       this.deleted.add(id);
     }
-    await removeFinalizer(this.client, object, this.finalizer, { signal: ctx.signal });
+    try {
+      await removeFinalizer(this.client, object, this.finalizer, { signal: ctx.signal });
+    } catch (error) {
+      // As upstream, the patch error itself (an add error is wrapped as "error adding finalizer: ...").
+      throw isFinalizerOperationError(error) ? error.cause : error;
+    }
   }
+}
+
+/** Upstream's "old cannot be nil" / "new cannot be nil", recognised by `isNilObjectError`. */
+function nilObjectError(which: 'old' | 'new'): KubeloopError {
+  return new KubeloopError(ErrNilObject.code, `${which} cannot be nil`);
 }
 
 /**

@@ -28,6 +28,12 @@ describe('Result and Request', () => {
     assert.equal(resultIsZero({ requeueAfter: Duration.fromObject({ seconds: 1 }) }), false);
   });
 
+  test('resultIsZero compares with the zero value, as Go does: a negative requeueAfter is not zero', () => {
+    assert.equal(resultIsZero({ requeueAfter: -5 }), false);
+    assert.equal(resultIsZero({ requeueAfter: Duration.fromMillis(-5) }), false);
+    assert.equal(resultIsZero({ requeue: undefined, requeueAfter: undefined }), true);
+  });
+
   test('a request is the object key and back, cluster-scoped objects included', () => {
     assert.deepEqual(requestFor(widget('a', { namespace: 'ns' })), { namespace: 'ns', name: 'a' });
     assert.equal(requestKey({ namespace: 'ns', name: 'a' }), 'ns/a');

@@ -321,9 +321,9 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       outcome = 'error';
       this.metrics.errors.inc();
       if (isTerminalError(error)) {
+        // Not requeued, and (as upstream) the backoff is not forgotten either: the key's next failure backs off further.
         this.metrics.terminalErrors.inc();
-        this.rateLimiter.forget(key);
-        this.report(error, key, 'reconciler', 0, undefined);
+        this.report(error, key, 'reconciler', this.rateLimiter.numRequeues(key), undefined);
       } else {
         const attempt = this.rateLimiter.numRequeues(key);
         const delayMs = this.rateLimiter.when(key);
