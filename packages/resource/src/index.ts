@@ -125,6 +125,8 @@ export type {
 export { loadKubeConfig, httpTransportConfigFromKubeConfig } from './client/kube-config.js';
 export type { LoadKubeConfigOptions } from './client/kube-config.js';
 export { ResourcePath } from './client/resource-path.js';
+export { ensureCrd } from './client/ensure-crd.js';
+export type { EnsureCrdOptions } from './client/ensure-crd.js';
 export { WatchLineDecoder } from './watch/watch-line-decoder.js';
 export type { WatchLineDecoderOptions } from './watch/watch-line-decoder.js';
 export { StreamWatchResponse } from './watch/stream-watch-response.js';
