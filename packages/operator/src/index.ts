@@ -38,7 +38,7 @@ export {
 
 // --- controller core: queue, scheduler, policies, InformerController, Operator, metrics, tracing (operator-core work) ---
 export type { Logger, LogAttributes } from './logger.js';
-export { consoleLogger, noopLogger } from './logger.js';
+export { consoleLogger, noopLogger, formatLogLine, withAttributes } from './logger.js';
 export { ListMap, newListMap } from './list-map.js';
 export type { RetryPolicy, ExponentialBackoffOptions } from './retry-policy.js';
 export { exponentialBackoffRetryPolicy, DefaultRetryPolicy, toMillis } from './retry-policy.js';
