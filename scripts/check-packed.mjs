@@ -4,8 +4,8 @@
 // 2. Checks each tarball ships exactly its public files: no build info, no tests or test helpers, every
 //    `exports`/`bin` target present, every relative import and every source map resolving inside the tarball.
 // 3. Installs the tarballs (their dependencies from the npm registry) into a fresh strict NodeNext project
-//    (scripts/packed-consumer, `skipLibCheck: false`), type-checks it and runs it against the embedded API
-//    server. `--client-node=^2.0.1` installs that @kubernetes/client-node instead, through an npm override.
+//    (scripts/packed-consumer, `skipLibCheck: false`), type-checks it, runs it against the embedded API
+//    server, and runs its test of the test kit under Vitest. `--client-node=^2.0.1` installs that @kubernetes/client-node instead, through an npm override.
 //
 // Every step is bounded in time; the temporary directory is removed unless `--keep`.
 import { spawnSync } from 'node:child_process';
@@ -117,6 +117,8 @@ try {
       '@types/node': `^${installed('@types/node')}`,
       // @kubernetes/client-node's declarations import `ws` without depending on its types (see the resource README).
       '@types/ws': '^8.18.1',
+      // The test kit must work under another runner than node:test.
+      vitest: '^4.1.12',
     },
   };
   if (args['client-node']) manifest.overrides = { '@kubernetes/client-node': args['client-node'] };
@@ -134,6 +136,7 @@ try {
   });
   const output = run(process.execPath, ['dist/main.js'], { cwd: consumer, timeoutMs: 120_000, what: `ran it on Node ${process.version} with @kubernetes/client-node ${clientNode}` });
   process.stdout.write(`${output.trimEnd().replace(/^/gm, '  | ')}\n`);
+  run(join(consumer, 'node_modules/.bin/vitest'), ['run', 'dist'], { cwd: consumer, timeoutMs: 120_000, what: 'ran the test kit under Vitest' });
   console.log('check-packed: ok');
 } catch (err) {
   failed = true;

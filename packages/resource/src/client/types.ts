@@ -76,10 +76,10 @@ export interface PatchRequest {
 }
 
 /**
- * A deep-partial RFC 7386 merge patch of `T`: every field optional at every depth, `null` deletes a field,
+ * A deep-partial RFC 7386 merge patch of `T`: every field optional at every depth (undefined ones are left out), `null` deletes a field,
  * arrays are replaced whole (as the merge patch format does).
  */
-export type MergePatch<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: MergePatch<T[K]> | null } : T;
+export type MergePatch<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: MergePatch<T[K]> | null | undefined } : T;
 
 /** The `status` type of an object type (`unknown` when it declares none). */
 export type StatusOf<T> = T extends { status?: infer S } ? NonNullable<S> : unknown;
