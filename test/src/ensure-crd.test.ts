@@ -5,27 +5,16 @@ import { startApiServer } from '@kubeloop/apiserver';
 import type { ApiServer } from '@kubeloop/apiserver';
 import { Client, CustomResourceDefinitionKind, HttpTransport, defineKind, ensureCrd } from '@kubeloop/resource';
 import type { CustomResourceDefinition } from '@kubeloop/resource';
+import { testCrd } from './support/crd.js';
 
 function gadgetCrd(columns: { name: string; type: string; jsonPath: string }[] = []): CustomResourceDefinition {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'gadgets.example.com', labels: { 'app.kubernetes.io/part-of': 'gadget-operator' } },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
-          ...(columns.length > 0 ? { additionalPrinterColumns: columns } : {}),
-        },
-      ],
-    },
-  };
+  return testCrd({
+    group: 'example.com',
+    kind: 'Gadget',
+    labels: { 'app.kubernetes.io/part-of': 'gadget-operator' },
+    spec: { size: { type: 'integer' } },
+    ...(columns.length > 0 ? { additionalPrinterColumns: columns } : {}),
+  });
 }
 
 describe('ensureCrd', () => {

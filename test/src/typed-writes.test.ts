@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { startApiServer } from '@kubeloop/apiserver';
 import type { ApiServer } from '@kubeloop/apiserver';
 import { Client, HttpTransport, defineKind, ensureCrd, findCondition, isApiError, isBadRequest, setCondition } from '@kubeloop/resource';
-import type { ApiWarning, Condition, CustomResourceDefinition } from '@kubeloop/resource';
+import type { ApiWarning, Condition } from '@kubeloop/resource';
+import { testCrd } from './support/crd.js';
 
 interface GizmoSpec {
   size: number;
@@ -19,40 +20,12 @@ interface GizmoStatus {
 }
 const GizmoKind = defineKind<GizmoSpec, GizmoStatus>({ group: 'example.com', version: 'v1', kind: 'Gizmo' });
 
-const gizmoCrd: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gizmos.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer' }, labels: { type: 'object', additionalProperties: { type: 'string' } } } },
-              status: {
-                type: 'object',
-                properties: {
-                  phase: { type: 'string' },
-                  replicas: { type: 'integer' },
-                  conditions: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-                },
-              },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+const gizmoCrd = testCrd({
+  group: 'example.com',
+  kind: 'Gizmo',
+  spec: { size: { type: 'integer' }, labels: { type: 'object', additionalProperties: { type: 'string' } } },
+  status: { phase: { type: 'string' }, replicas: { type: 'integer' }, conditions: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+});
 
 describe('typed writes', () => {
   let server: ApiServer;

@@ -50,10 +50,9 @@ export async function createOrUpdate<T extends KubeObject>(
   mutate: MutateFn<T>,
   options: CreateOrUpdateOptions = {},
 ): Promise<CreateOrUpdateResult<T>> {
-  const id = identifierOf(object);
-  const current = await getIfExists(client, id, options);
-  if (current === undefined) return { operation: 'created', object: await client.create(await mutated(object, id, mutate), options) };
-  const desired = await mutated(current, id, mutate);
+  const step = await createOrMutate(client, object, mutate, options);
+  if ('created' in step) return { operation: 'created', object: step.created };
+  const { current, desired } = step;
   if (jsonEqual(current, desired)) return { operation: 'unchanged', object: current };
   return { operation: 'updated', object: await client.update(desired, options) };
 }
@@ -72,10 +71,9 @@ export async function createOrPatch<T extends KubeObject>(
   mutate: MutateFn<T>,
   options: CreateOrUpdateOptions = {},
 ): Promise<CreateOrUpdateResult<T>> {
-  const id = identifierOf(object);
-  const current = await getIfExists(client, id, options);
-  if (current === undefined) return { operation: 'created', object: await client.create(await mutated(object, id, mutate), options) };
-  const desired = await mutated(current, id, mutate);
+  const step = await createOrMutate(client, object, mutate, options);
+  if ('created' in step) return { operation: 'created', object: step.created };
+  const { id, current, desired } = step;
   const { status: beforeStatus, ...before } = current;
   const { status: afterStatus, ...after } = desired;
   let operation: OperationResult = 'unchanged';
@@ -93,13 +91,22 @@ export async function createOrPatch<T extends KubeObject>(
   return { operation, object: result };
 }
 
-async function getIfExists<T extends KubeObject>(client: { get(id: Identifier, options?: WriteOptions): Promise<T> }, id: Identifier, options: CreateOrUpdateOptions): Promise<T | undefined> {
+/** The first half of both: create the missing object from the template, or mutate a copy of the current one. */
+async function createOrMutate<T extends KubeObject>(
+  client: Pick<CreateOrUpdateClient<T>, 'get' | 'create'>,
+  object: T,
+  mutate: MutateFn<T>,
+  options: CreateOrUpdateOptions,
+): Promise<{ created: T } | { id: Identifier; current: T; desired: T }> {
+  const id = identifierOf(object);
+  let current: T;
   try {
-    return await client.get(id, { signal: options.signal, timeoutMs: options.timeoutMs });
+    current = await client.get(id, { signal: options.signal, timeoutMs: options.timeoutMs });
   } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
+    if (!isNotFound(error)) throw error;
+    return { created: await client.create(await mutated(object, id, mutate), options) };
   }
+  return { id, current, desired: await mutated(current, id, mutate) };
 }
 
 /** `mutate` applied to a deep copy of `object`, checked to still name the same object. */
