@@ -7,7 +7,8 @@ export interface HandlerContext {
   signal: AbortSignal;
   /**
    * The controller's logger; from an `InformerController` (and the `reconcile` front-end) it is bound to the
-   * object, with `kind` and `object` (`namespace/name`) on every line.
+   * object, with `kind` and `object` (`namespace/name`) on every line. A `KubernetesBasedInformer` calling
+   * handlers added to it directly passes `consoleLogger`.
    */
   logger: Logger;
 }
