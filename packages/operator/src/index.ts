@@ -40,7 +40,7 @@ export {
 
 // --- controller core: queue, scheduler, policies, InformerController, Operator, metrics, tracing (operator-core work) ---
 export type { Logger, LogAttributes } from './logger.js';
-export { consoleLogger, noopLogger } from './logger.js';
+export { consoleLogger, noopLogger, formatLogLine, withAttributes } from './logger.js';
 export { ListMap, newListMap } from './list-map.js';
 export type { RetryPolicy, ExponentialBackoffOptions } from './retry-policy.js';
 export { exponentialBackoffRetryPolicy, DefaultRetryPolicy, toMillis } from './retry-policy.js';
@@ -51,6 +51,10 @@ export { WorkQueue, DEFAULT_MAX_CONCURRENT_WORKERS } from './work-queue.js';
 export type { RetrySchedulerOptions } from './retry-scheduler.js';
 export { RetryScheduler } from './retry-scheduler.js';
 export type { InformerControllerConfig, ErrorHandler, ErrorHandlerContext } from './informer-controller.js';
+export type { ResourceKindKey } from './registration-key.js';
+export { resourceKindKey } from './registration-key.js';
+export type { MetricsAwareInformer } from './informer-metrics-wiring.js';
+export { ObjectHandlerContext } from './handler-context.js';
 export { InformerController, DefaultErrorHandler, DEFAULT_SHUTDOWN_TIMEOUT_MS, defaultInformerControllerConfig } from './informer-controller.js';
 export type { Controller } from './operator.js';
 export { Operator } from './operator.js';
@@ -109,6 +113,10 @@ export { DefaultFinalizerSupplier, validateFinalizerName, hasFinalizer, addFinal
 export type { OpinionatedWatcherOptions, ObjectFunc, UpdateFunc } from './opinionated-watcher.js';
 export { OpinionatedWatcher, newOpinionatedWatcher } from './opinionated-watcher.js';
 export { OpinionatedReconciler, newOpinionatedReconciler, OPINIONATED_CREATE_PATCH_PENDING, OPINIONATED_DELETE_PATCH_PENDING } from './opinionated-reconciler.js';
+
+// --- helpers every operator writes: create-or-update (controllerutil) ---
+export type { OperationResult, MutateFn, CreateOrUpdateClient, CreateOrPatchClient, CreateOrUpdateOptions, CreateOrUpdateResult } from './create-or-update.js';
+export { createOrUpdate, createOrPatch, mergePatchBetween } from './create-or-update.js';
 
 // --- runtime: leader election, health, metrics server, shutdown (runtime work) ---
 export type { LeaderElectorOptions, LeaderElectionOutcome, LeaderLease, LeaderLeaseSpec, LeaseClient } from './leader-elector.js';

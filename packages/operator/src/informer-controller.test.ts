@@ -137,7 +137,7 @@ describe('InformerController configuration', () => {
     );
     c.addInformer(inf, KIND);
     assert.equal(inf.handlers.length, 1);
-    const result = inf.handlers[0]!.add({ signal: new AbortController().signal }, widget('a'));
+    const result = inf.handlers[0]!.add({ signal: new AbortController().signal, logger: noopLogger }, widget('a'));
     assert.equal(called, false);
     await result;
     assert.equal(called, false, 'nothing runs before run()');

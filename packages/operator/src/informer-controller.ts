@@ -15,7 +15,11 @@ import type { InformerErrorContext, InformerErrorPhase } from './kubernetes-base
 import { ListMap } from './list-map.js';
 import { consoleLogger } from './logger.js';
 import type { Logger } from './logger.js';
-import { ControllerMetrics } from './metrics.js';
+import { ControllerMetrics, InformerMetrics } from './metrics.js';
+import { ObjectHandlerContext } from './handler-context.js';
+import { offerInformerMetrics } from './informer-metrics-wiring.js';
+import { resourceKindKey, unmatchedRegistrations } from './registration-key.js';
+import type { ResourceKindKey } from './registration-key.js';
 import type { BoundEventMetrics, PrometheusCollector } from './metrics.js';
 import type { Reconciler, ReconcileRequest, ReconcileResult } from './reconciler.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
@@ -203,6 +207,9 @@ export class InformerController {
   private readonly handlerTimeoutMs: number;
   private readonly lifecycle: ControllerLifecycle;
   private readonly metrics: ControllerMetrics;
+  /** Offered to every informer added; its collectors are published once one informer took them. */
+  private readonly informerMetrics: InformerMetrics;
+  private informerMetricsUsed = false;
   private readonly queue: WorkQueue<WorkItem>;
   private readonly scheduler: RetryScheduler<RetryEntry>;
   private readonly informers = new ListMap<string, Informer>();
@@ -231,6 +238,7 @@ export class InformerController {
       logAttributes: { component: 'InformerController' },
     });
     this.metrics = new ControllerMetrics({ namespace: config.metricsNamespace });
+    this.informerMetrics = new InformerMetrics({ namespace: config.metricsNamespace });
     this.queue = new WorkQueue<WorkItem>({
       maxConcurrentWorkers: config.maxConcurrentWorkers,
       process: this.process,
@@ -261,11 +269,16 @@ export class InformerController {
    * are counted in `controller_informer_errors_total`. This works for an informer with a public
    * `errorHandler` (as `KubernetesBasedInformer`): an errorHandler set on it before this call is kept
    * and called first; its default one (which only logs) is replaced, so errors are not logged twice.
+   *
+   * An informer that takes metrics after construction and has none (`KubernetesBasedInformer` created
+   * without `metrics`) counts into this controller's `InformerMetrics`, published by `prometheusCollectors()`.
+   * @param key the registration key: a string, or a `Kind` (see `resourceKindKey`). Default: the informer's own kind.
    * @throws InvalidArgumentError "informer cannot be nil", "resourceKind cannot be empty";
    *   `ErrInformerAlreadyAdded` when this informer was already added for this kind.
    */
-  addInformer(informer: Informer, resourceKind: string): void {
+  addInformer(informer: Informer, key?: ResourceKindKey): void {
     if (informer == null) throw new InvalidArgumentError('informer cannot be nil');
+    const resourceKind = resourceKindKey(key ?? informer.schema());
     if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
     let duplicate = false;
     this.informers.range(resourceKind, (_i, existing) => {
@@ -274,6 +287,7 @@ export class InformerController {
     if (duplicate) throw ErrInformerAlreadyAdded;
     informer.addEventHandler(this.enqueueHandler(resourceKind));
     chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
+    if (offerInformerMetrics(informer, this.informerMetrics)) this.informerMetricsUsed = true;
     this.informers.addItem(resourceKind, informer);
     if (this.lifecycle.state === 'running') this.startInformer(informer, resourceKind);
   }
@@ -282,8 +296,9 @@ export class InformerController {
    * Adds a watcher for `resourceKind`; watchers are called in the order they were added, before reconcilers.
    * @throws InvalidArgumentError "watcher cannot be nil", "resourceKind cannot be empty".
    */
-  addWatcher(watcher: ResourceWatcher, resourceKind: string): void {
+  addWatcher(watcher: ResourceWatcher, key: ResourceKindKey): void {
     if (watcher == null) throw new InvalidArgumentError('watcher cannot be nil');
+    const resourceKind = resourceKindKey(key);
     if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
     this.watchers.set(resourceKind, [...(this.watchers.get(resourceKind) ?? NO_WATCHERS), watcher]);
   }
@@ -292,35 +307,40 @@ export class InformerController {
    * Adds a reconciler for `resourceKind`; reconcilers are called in the order they were added, after watchers.
    * @throws InvalidArgumentError "reconciler cannot be nil", "resourceKind cannot be empty".
    */
-  addReconciler(reconciler: Reconciler, resourceKind: string): void {
+  addReconciler(reconciler: Reconciler, key: ResourceKindKey): void {
     if (reconciler == null) throw new InvalidArgumentError('reconciler cannot be nil');
+    const resourceKind = resourceKindKey(key);
     if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
     this.reconcilers.set(resourceKind, [...(this.reconcilers.get(resourceKind) ?? NO_RECONCILERS), reconciler]);
   }
 
   /** Removes the first registration of `watcher` for `resourceKind`, keeping the order of the others. Never throws. */
-  removeWatcher(watcher: ResourceWatcher, resourceKind: string): void {
-    removeFirst(this.watchers, resourceKind, watcher);
+  removeWatcher(watcher: ResourceWatcher, key: ResourceKindKey): void {
+    removeFirst(this.watchers, resourceKindKey(key), watcher);
   }
 
   /** Removes the first registration of `reconciler` for `resourceKind`, keeping the order of the others. Never throws. */
-  removeReconciler(reconciler: Reconciler, resourceKind: string): void {
-    removeFirst(this.reconcilers, resourceKind, reconciler);
+  removeReconciler(reconciler: Reconciler, key: ResourceKindKey): void {
+    removeFirst(this.reconcilers, resourceKindKey(key), reconciler);
   }
 
   /** Removes every watcher of `resourceKind`. */
-  removeAllWatchersForResource(resourceKind: string): void {
-    this.watchers.delete(resourceKind);
+  removeAllWatchersForResource(key: ResourceKindKey): void {
+    this.watchers.delete(resourceKindKey(key));
   }
 
   /** Removes every reconciler of `resourceKind`. */
-  removeAllReconcilersForResource(resourceKind: string): void {
-    this.reconcilers.delete(resourceKind);
+  removeAllReconcilersForResource(key: ResourceKindKey): void {
+    this.reconcilers.delete(resourceKindKey(key));
   }
 
-  /** The metric collectors of this controller, for the user to register. */
+  /**
+   * The metric collectors of this controller, for the user to register: the controller's families, plus the
+   * `informer_*` families once an informer counts into the controller's `InformerMetrics` (see `addInformer`).
+   */
   prometheusCollectors(): PrometheusCollector[] {
-    return this.metrics.collectors();
+    const collectors = this.metrics.collectors();
+    return this.informerMetricsUsed ? [...collectors, ...this.informerMetrics.collectors()] : collectors;
   }
 
   /** Resolves when no event or due retry is queued or running (retries waiting for their time do not count). */
@@ -335,6 +355,12 @@ export class InformerController {
    * A controller runs once.
    */
   async run(signal: AbortSignal): Promise<void> {
+    // A typo in a registration key silently yields zero calls: say so once, at start.
+    const informerKeys: string[] = [];
+    this.informers.rangeAll((kind) => informerKeys.push(kind));
+    for (const message of unmatchedRegistrations(informerKeys, [...this.watchers.keys()], [...this.reconcilers.keys()])) {
+      this.logger.warn(message, { component: 'InformerController' });
+    }
     await this.lifecycle.run(signal, {
       queue: this.queue,
       scheduler: this.scheduler,
@@ -496,13 +522,13 @@ export class InformerController {
   /** Calls the watcher method of `action` (in `span` when tracing); undefined when it returned no promise. */
   private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined): Promise<void> | undefined {
     const call = (ctx: HandlerContext): Promise<void> => invokeWatcher(handler, ctx, action, old, object);
-    const result = span === undefined ? this.callHandler(call) : runInSpan(span, () => this.callHandler(call));
+    const result = span === undefined ? this.callHandler(object, call) : runInSpan(span, () => this.callHandler(object, call));
     return isPromiseLike(result) ? result : undefined;
   }
 
-  /** Runs one handler call with the controller's context, or with a deadline of its own (`handlerTimeoutMs`). */
-  private callHandler<R>(call: (ctx: HandlerContext) => Promise<R> | R): Promise<R> | R {
-    const ctx = this.lifecycle.ctx;
+  /** Runs one handler call about `object` with the controller's signal, or with a deadline of its own (`handlerTimeoutMs`). */
+  private callHandler<R>(object: KubeObject, call: (ctx: HandlerContext) => Promise<R> | R): Promise<R> | R {
+    const ctx = new ObjectHandlerContext(this.lifecycle.ctx.signal, this.logger, object);
     return this.handlerTimeoutMs > 0 ? callWithTimeout(ctx, this.handlerTimeoutMs, this.clock, call) : call(ctx);
   }
 
@@ -597,7 +623,7 @@ export class InformerController {
     metrics.ongoingProcesses.inc();
     let pending: Promise<ReconcileResult> | ReconcileResult;
     try {
-      pending = span === undefined ? this.callHandler(call) : runInSpan(span, () => this.callHandler(call));
+      pending = span === undefined ? this.callHandler(object, call) : runInSpan(span, () => this.callHandler(object, call));
     } catch (err) {
       return this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, true, err);
     }

@@ -19,6 +19,7 @@ import type {
   WriteOptions,
 } from '@kubeloop/resource';
 import type { ListWatchClient, PatchClient } from './list-watch-client.js';
+import { noopLogger } from './logger.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
 
 /** A test kind. */
@@ -343,4 +344,4 @@ function key(id: Identifier): string {
 }
 
 /** A handler context that never aborts. */
-export const testContext: HandlerContext = { signal: new AbortController().signal };
+export const testContext: HandlerContext = { signal: new AbortController().signal, logger: noopLogger };

@@ -194,7 +194,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private readonly resyncPeriodMs: number;
   private readonly transform: ((object: T) => T) | undefined;
   private readonly clock: Clock;
-  private readonly metrics: BoundInformerMetrics | undefined;
+  private metrics: BoundInformerMetrics | undefined;
   private readonly logger: Logger;
   private readonly random: () => number;
   private readonly deps: TransitionDeps;
@@ -205,7 +205,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private rv = '';
   private synced = false;
   private running = false;
-  private ctx: HandlerContext = { signal: new AbortController().signal };
+  private ctx: HandlerContext = { signal: new AbortController().signal, logger: consoleLogger };
   private traceEvents = false;
   /** The object a watch event replaced in the cache, while that event is delivered. */
   private previous: T | undefined;
@@ -255,6 +255,16 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     return this.kind;
   }
 
+  /**
+   * Counts into `metrics` when the informer was created without the `metrics` option (an
+   * `InformerController` offers its own in `addInformer`); returns whether it took them.
+   */
+  useMetrics(metrics: Pick<InformerMetrics, 'forKind'>): boolean {
+    if (this.metrics !== undefined) return false;
+    this.metrics = metrics.forKind(this.kind.kind);
+    return true;
+  }
+
   /** The cache, keyed by `namespace/name`; swapped atomically on relists. Read-only: do not modify its objects. */
   get store(): ReadonlyStore<T> {
     return this.cache.view;
@@ -301,7 +311,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   async run(signal: AbortSignal): Promise<void> {
     if (this.running) throw new InvalidArgumentError('informer is already running');
     this.running = true;
-    this.ctx = { signal };
+    this.ctx = { signal, logger: consoleLogger };
     if (this.resyncPeriodMs > 0) this.resyncTimer = this.clock.setTimer(this.resyncPeriodMs, this.onResyncTimer);
     let state: InformerState = initialInformerState;
     try {

@@ -249,7 +249,7 @@ describe('tracing', () => {
       watcher.updateFunc = async () => {
         throw new Error('update failed');
       };
-      const ctx = { signal: new AbortController().signal };
+      const ctx = { signal: new AbortController().signal, logger: noopLogger };
       const caller = tracer.startSpan('caller');
       await context.with(trace.setSpan(context.active(), caller), async () => {
         await watcher.add(ctx, object);

@@ -4,6 +4,7 @@ import { Duration } from 'luxon';
 import { ApiError } from '@kubeloop/resource';
 import type { Identifier, KubeObject } from '@kubeloop/resource';
 import { isInvalidArgumentError } from '../errors.js';
+import { noopLogger } from '../logger.js';
 import { widget } from '../testing/fake-informer.js';
 import { asReconciler } from './object-reconciler.js';
 import type { ObjectGetter } from './object-reconciler.js';
@@ -11,7 +12,7 @@ import { reconcileFunc } from './reconciler.js';
 import { requestFor, requestFromKey, requestKey } from './request.js';
 import { resultIsZero } from './result.js';
 
-const ctx = { signal: new AbortController().signal };
+const ctx = { signal: new AbortController().signal, logger: noopLogger };
 
 function notFound(id: Identifier): ApiError {
   return new ApiError({ status: 404, reason: 'NotFound', message: `widgets "${id.name}" not found` });

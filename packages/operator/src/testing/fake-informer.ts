@@ -5,9 +5,10 @@
 import { objectKey } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
 import type { Informer, ReadonlyStore } from '../informer.js';
+import { noopLogger } from '../logger.js';
 import type { HandlerContext, ResourceWatcher } from '../resource-watcher.js';
 
-const ctx: HandlerContext = { signal: new AbortController().signal };
+const ctx: HandlerContext = { signal: new AbortController().signal, logger: noopLogger };
 
 /** A schema for test objects (group `test.kubeloop.dev`, kind `Widget`). */
 export const widgetSchema: Schema = {
