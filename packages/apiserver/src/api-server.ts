@@ -41,6 +41,11 @@ export interface ApiServerOptions {
   /** With `dataDir`: when a write is durable before it is answered (see README). Default `'always'`. */
   fsync?: 'always' | 'batch' | 'never';
   /**
+   * With `dataDir`: the log is compacted (rewritten as the live objects) once it is at least this
+   * large and at least twice the size of those objects. Default 64 MiB.
+   */
+  compactAfterBytes?: number;
+  /**
    * Bytes queued for one watch connection and not yet taken by its socket beyond which the watcher
    * is too slow: its stream ends cleanly after what is queued (the client re-watches from the last
    * resourceVersion it saw), as kube-apiserver closes watchers that do not keep up. Default 64 MiB.
@@ -102,7 +107,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   let log: WriteAheadLog | undefined;
   let replayed: Replayed = { objects: new Map(), maxRv: 0 };
   if (options.dataDir !== undefined) {
-    const opened = await WriteAheadLog.open(options.dataDir, { fsync: options.fsync ?? 'always' });
+    const opened = await WriteAheadLog.open(options.dataDir, {
+      fsync: options.fsync ?? 'always',
+      ...(options.compactAfterBytes !== undefined && { compactAfterBytes: options.compactAfterBytes }),
+    });
     log = opened.log;
     if (opened.corruption) {
       logger(
@@ -113,7 +121,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     replayed = replay(opened.records);
   }
 
-  const store = new ObjectStore({ historyWindow, initialResourceVersion: replayed.maxRv });
+  const store = new ObjectStore({ historyWindow, initialResourceVersion: replayed.maxRv, logger });
   for (const type of registry.all()) store.ensureTable(storeKeyOf(type));
   const hub = new WatchHub(() => store.resourceVersion, { maxBufferedBytes: maxWatchBufferBytes });
   // The listener and type hooks first run on a write, after `collector` below exists.

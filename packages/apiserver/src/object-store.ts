@@ -9,11 +9,15 @@
  *
  * Guarantees: memory only, a write is applied synchronously inside `put`/`remove`, so a handler
  * that reads, checks and writes without awaiting in between is atomic. With a log, writes run one
- * at a time through {@link ObjectStore.exclusive} and nothing is applied or seen before it is durable.
+ * at a time through {@link ObjectStore.exclusive} and nothing is applied or seen before it is durable;
+ * a write the log refuses is not applied, and fails with a 500 that names no file. Compaction runs
+ * after a write is applied and answered: its failure is logged and never fails (or undoes) a write.
  */
 import type { KubeObject } from '@kubeloop/resource';
 import { ChangeEvent } from './change-event.js';
 import type { StoredObject } from './change-event.js';
+import { ioFailureSummary } from './persistence/wal-file-system.js';
+import { internalError } from './status-error.js';
 import { WatchHistory } from './watch-history.js';
 
 /** One record of the durable log (the shape of `persistence/write-ahead-log.ts`). */
@@ -64,6 +68,8 @@ export interface ObjectStoreOptions {
   historyWindow: number;
   /** The last resourceVersion already used (after a replay). Default 0. */
   initialResourceVersion?: number;
+  /** Receives diagnostic lines (a failed log compaction). Default: discard. */
+  logger?: (line: string) => void;
 }
 
 /** Every object, the resourceVersion counter and the per-type change history. */
@@ -74,10 +80,12 @@ export class ObjectStore {
   #log: DurableLog | undefined;
   #lock: Promise<unknown> = Promise.resolve();
   #listener: ChangeListener | undefined;
+  readonly #logger: (line: string) => void;
 
   constructor(options: ObjectStoreOptions) {
     this.#historyWindow = options.historyWindow;
     this.#rv = options.initialResourceVersion ?? 0;
+    this.#logger = options.logger ?? ((): void => undefined);
   }
 
   /** The last resourceVersion assigned (and applied). */
@@ -197,6 +205,7 @@ export class ObjectStore {
     table.objects.set(key, stored);
     if (!previous) table.sortedKeys = undefined;
     this.#emit(storeKey, table, new ChangeEvent(previous ? 'MODIFIED' : 'ADDED', stored, previous));
+    this.#compactIfNeeded();
     return stored;
   }
 
@@ -214,6 +223,7 @@ export class ObjectStore {
     table.objects.delete(key);
     table.sortedKeys = undefined;
     this.#emit(storeKey, table, new ChangeEvent('DELETED', stored, previous));
+    this.#compactIfNeeded();
     return stored;
   }
 
@@ -223,26 +233,31 @@ export class ObjectStore {
   }
 
   async #persist(record: LogRecord): Promise<void> {
-    const log = this.#log as DurableLog;
-    await log.append(record);
-    if (log.needsCompaction()) {
-      // The record just appended is not applied in memory yet: the snapshot includes it explicitly.
-      await log.compact(this.#snapshot(record));
+    try {
+      await (this.#log as DurableLog).append(record);
+    } catch (err) {
+      // Node's messages name the file; the client learns what failed, not where.
+      throw internalError(`storage failure: the write was not made durable and was not applied (${ioFailureSummary((err as Error).cause ?? err)})`);
     }
   }
 
-  #snapshot(pending: LogRecord): LogRecord[] {
+  // The snapshot is taken now, after the write was applied; the log writes it after the appends
+  // already queued and before any later one, so it holds exactly what precedes those.
+  #compactIfNeeded(): void {
+    const log = this.#log;
+    if (!log?.needsCompaction()) return;
+    log.compact(this.#snapshot()).catch((err: unknown) => {
+      this.#logger(`kubeloop-apiserver: compacting the write-ahead log failed, writes continue on the uncompacted log: ${String((err as Error)?.message ?? err)}`);
+    });
+  }
+
+  #snapshot(): LogRecord[] {
     const records: LogRecord[] = [];
-    const pendingKey = pending.key;
     for (const [storeKey, table] of this.#tables) {
-      for (const stored of table.objects.values()) {
-        const key = logKey(storeKey, stored.key);
-        if (key !== pendingKey) records.push({ rv: stored.rv, op: 'put', key, object: stored.object });
-      }
+      for (const stored of table.objects.values()) records.push({ rv: stored.rv, op: 'put', key: logKey(storeKey, stored.key), object: stored.object });
     }
     records.sort((a, b) => a.rv - b.rv);
-    if (pending.op === 'put') records.push(pending);
-    records.push({ rv: pending.rv, op: 'delete', key: counterLogKey });
+    records.push({ rv: this.#rv, op: 'delete', key: counterLogKey });
     return records;
   }
 }

@@ -1,6 +1,6 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startApiServer } from './api-server.js';
@@ -38,6 +38,33 @@ describe('persistence with dataDir', () => {
       assert.equal(Number(next.body.metadata.resourceVersion), lastRv + 1);
       const namespaces = await call(second.url, 'GET', '/api/v1/namespaces');
       assert.deepEqual(namespaces.body.items.map((n: { metadata: { name: string } }) => n.metadata.name), ['default', 'kube-system']);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test('when log compaction fails (a directory in the way) writes are still answered 201, survive a restart, and keep distinct resourceVersions', async () => {
+    const dataDir = await tempDir();
+    const lines: string[] = [];
+    const first = await startApiServer({ dataDir, compactAfterBytes: 1, logger: (line) => lines.push(line) });
+    await mkdir(join(dataDir, 'wal.log.compacting'));
+    const answers: { name: string; status: number; text: string }[] = [];
+    for (const name of ['c1', 'c2', 'c3']) {
+      const res = await call(first.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name }, data: { name } });
+      answers.push({ name, status: res.status, text: res.text });
+    }
+    await first.stop();
+    await rmdir(join(dataDir, 'wal.log.compacting'));
+    assert.deepEqual(answers.map((a) => a.status), [201, 201, 201], JSON.stringify(answers));
+    assert.ok(lines.some((line) => /compacting the write-ahead log failed/.test(line)), `the failed compaction is logged: ${lines.join('\n')}`);
+
+    const second = await startApiServer({ dataDir });
+    try {
+      const list = await call(second.url, 'GET', '/api/v1/namespaces/default/configmaps');
+      assert.deepEqual(list.body.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['c1', 'c2', 'c3']);
+      const all = [...(await call(second.url, 'GET', '/api/v1/namespaces')).body.items, ...list.body.items];
+      const rvs = all.map((i: { metadata: { resourceVersion: string } }) => i.metadata.resourceVersion);
+      assert.equal(new Set(rvs).size, rvs.length, `every object has its own resourceVersion: ${rvs.join()}`);
     } finally {
       await second.stop();
     }

@@ -17,15 +17,19 @@
  *   when it likes (fsync only on compaction and close).
  *
  * Guarantees: records replay in append order; a record is either replayed whole or not at all;
- * a failed write is rolled back (file truncated to the last good record) and rejected.
+ * a failed append is rolled back (file truncated to the last good record) and rejected, so it is
+ * not replayed after a restart; if even the rollback fails, the log accepts no more writes (and
+ * that one append may replay). A failed compaction leaves the old file, and appends, intact; it is
+ * retried once the file has grown by another quarter of the threshold (at least 1 MiB).
+ * Error messages name the failed system call and errno, never the directory.
  * Caveats: one process per directory (no lock file); a corrupt record in the middle of the file
  * ends the replay there — the discarded bytes are saved beside the log for inspection.
  */
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeloopError } from '@kubeloop/resource';
 import { decodeRecords, encodeRecord } from './wal-record-codec.js';
+import { ioFailureSummary, nodeFileSystem } from './wal-file-system.js';
+import type { WalFile, WalFileSystem } from './wal-file-system.js';
 import type { WalCorruption, WalRecord } from './wal-record-codec.js';
 
 export type { WalRecord, WalCorruption } from './wal-record-codec.js';
@@ -43,6 +47,8 @@ export interface WriteAheadLogOptions {
    * Default: 64 MiB.
    */
   compactAfterBytes?: number;
+  /** The file operations to use (tests inject failures here). Default: the real file system. */
+  fs?: WalFileSystem;
 }
 
 /** What {@link WriteAheadLog.open} found. */
@@ -68,6 +74,7 @@ const compactingSuffix = '.compacting';
 const batchSyncIntervalMs = 10;
 const defaultCompactAfterBytes = 64 * 1024 * 1024;
 const compactChunkBytes = 1024 * 1024;
+const compactRetryGrowthBytes = 1024 * 1024;
 
 type Operation =
   | { kind: 'append'; data: Buffer; resolve: () => void; reject: (err: unknown) => void }
@@ -75,7 +82,7 @@ type Operation =
   | { kind: 'sync'; resolve: () => void; reject: (err: unknown) => void }
   | { kind: 'close'; resolve: () => void; reject: (err: unknown) => void };
 
-async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
+async function writeFully(handle: WalFile, data: Buffer): Promise<void> {
   let offset = 0;
   while (offset < data.length) {
     const { bytesWritten } = await handle.write(data, offset, data.length - offset);
@@ -83,8 +90,8 @@ async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
   }
 }
 
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+async function syncDirectory(fs: WalFileSystem, dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
   try {
     await handle.sync();
   } finally {
@@ -101,11 +108,15 @@ export class WriteAheadLog {
   private closed = false;
   private failure: unknown;
   private sizeAfterCompaction: number;
+  private compactionQueued = false;
+  /** After a failed compaction, the size at which to try again (the disk may be full: not on every write). */
+  private retryCompactionAtSize = 0;
   private readonly counters = { appends: 0, writes: 0, fsyncs: 0, compactions: 0 };
 
   private constructor(
+    private readonly fs: WalFileSystem,
     private readonly dir: string,
-    private handle: FileHandle,
+    private handle: WalFile,
     private size: number,
     private readonly policy: FsyncPolicy,
     private readonly compactAfterBytes: number,
@@ -125,15 +136,16 @@ export class WriteAheadLog {
     const compactAfterBytes = options.compactAfterBytes ?? defaultCompactAfterBytes;
     if (!Number.isFinite(compactAfterBytes) || compactAfterBytes <= 0) throw new WalError('compactAfterBytes must be a positive number');
 
-    await mkdir(dir, { recursive: true });
+    const fs = options.fs ?? nodeFileSystem;
+    await fs.makeDirectory(dir);
     const path = join(dir, walFileName);
     // A compaction that crashed before its rename left only a temporary file: the log is intact.
-    await rm(path + compactingSuffix, { force: true });
+    await fs.removeFile(path + compactingSuffix);
 
     let contents: Buffer;
     let created = false;
     try {
-      contents = await readFile(path);
+      contents = await fs.readFile(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       contents = Buffer.alloc(0);
@@ -144,8 +156,8 @@ export class WriteAheadLog {
     let saved: string | undefined;
     if (validLength < contents.length) {
       saved = join(dir, `${walFileName}.corrupt-${validLength}-${Date.now()}`);
-      await writeFile(saved, contents.subarray(validLength));
-      const truncating = await open(path, 'r+');
+      await fs.writeFile(saved, contents.subarray(validLength));
+      const truncating = await fs.open(path, 'r+');
       try {
         await truncating.truncate(validLength);
         await truncating.sync();
@@ -153,9 +165,9 @@ export class WriteAheadLog {
         await truncating.close();
       }
     }
-    const handle = await open(path, 'a');
-    if (created) await syncDirectory(dir);
-    const log = new WriteAheadLog(dir, handle, validLength, options.fsync, compactAfterBytes);
+    const handle = await fs.open(path, 'a');
+    if (created) await syncDirectory(fs, dir);
+    const log = new WriteAheadLog(fs, dir, handle, validLength, options.fsync, compactAfterBytes);
     const result: WriteAheadLogOpenResult = { log, records };
     if (corruption !== undefined && saved !== undefined) result.corruption = { ...corruption, savedTo: saved };
     return result;
@@ -184,7 +196,8 @@ export class WriteAheadLog {
 
   /** True when the file has grown enough that the server should call {@link compact}. */
   needsCompaction(): boolean {
-    return this.size >= Math.max(this.compactAfterBytes, 2 * this.sizeAfterCompaction);
+    if (this.compactionQueued || this.failure !== undefined || this.closed) return false;
+    return this.size >= Math.max(this.compactAfterBytes, 2 * this.sizeAfterCompaction, this.retryCompactionAtSize);
   }
 
   /**
@@ -193,7 +206,17 @@ export class WriteAheadLog {
    * file first (the snapshot must already contain them); appends made after it go to the new file.
    */
   compact(snapshot: readonly WalRecord[]): Promise<void> {
-    return this.enqueue((resolve, reject) => ({ kind: 'compact', snapshot, resolve, reject }));
+    this.compactionQueued = true;
+    return this.enqueue((resolve, reject) => ({ kind: 'compact', snapshot, resolve, reject })).then(
+      () => {
+        this.compactionQueued = false;
+      },
+      (err: unknown) => {
+        this.compactionQueued = false;
+        this.retryCompactionAtSize = this.size + Math.max(compactRetryGrowthBytes, this.compactAfterBytes / 4);
+        throw err;
+      },
+    );
   }
 
   /** Writes and syncs pending appends, then closes the file. Later appends reject. */
@@ -208,12 +231,14 @@ export class WriteAheadLog {
         reject(new WalError('write-ahead log is closed'));
         return;
       }
-      if (this.failure !== undefined) {
+      const op = make(resolve, reject);
+      // A failed log still closes its file.
+      if (this.failure !== undefined && op.kind !== 'close') {
         reject(new WalError('write-ahead log failed earlier and accepts no more writes', { cause: this.failure }));
         return;
       }
-      this.ops.push(make(resolve, reject));
-      if (this.ops[this.ops.length - 1]?.kind === 'close') this.closed = true;
+      this.ops.push(op);
+      if (op.kind === 'close') this.closed = true;
       this.kick();
     });
   }
@@ -262,6 +287,7 @@ export class WriteAheadLog {
       return;
     }
     const data = batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((op) => op.data));
+    const start = this.size;
     try {
       await writeFully(this.handle, data);
       this.counters.writes++;
@@ -271,15 +297,17 @@ export class WriteAheadLog {
       if (this.policy === 'always') await this.syncIfDirty();
       else if (this.policy === 'batch') this.scheduleSync();
     } catch (err) {
+      // Whether the write or its fsync failed, the batch is answered with an error: cut it off.
+      this.size = start;
       await this.rollBack(err);
-      for (const op of batch) op.reject(new WalError(`write-ahead log append failed: ${(err as Error).message}`, { cause: err }));
+      for (const op of batch) op.reject(new WalError(`write-ahead log append failed: ${ioFailureSummary(err)}`, { cause: err }));
       return;
     }
     for (const op of batch) op.resolve();
   }
 
-  // Cuts a partly written batch off so that the records after it stay replayable; if even that
-  // fails, the log refuses further writes rather than risk acknowledging unreadable ones.
+  // Cuts a failed batch off (so that it does not replay and the records after it stay replayable);
+  // if even that fails, the log refuses further writes rather than risk acknowledging unreadable ones.
   private async rollBack(err: unknown): Promise<void> {
     try {
       await this.handle.truncate(this.size);
@@ -317,7 +345,7 @@ export class WriteAheadLog {
     const path = join(this.dir, walFileName);
     const temporary = path + compactingSuffix;
     let written = 0;
-    const out = await open(temporary, 'w');
+    const out = await this.fs.open(temporary, 'w');
     try {
       let chunk: Buffer[] = [];
       let chunkBytes = 0;
@@ -337,20 +365,25 @@ export class WriteAheadLog {
       await out.sync();
     } catch (err) {
       await out.close().catch(() => undefined);
-      await rm(temporary, { force: true });
-      throw err;
+      await this.fs.removeFile(temporary).catch(() => undefined);
+      throw new WalError(`write-ahead log compaction failed: ${ioFailureSummary(err)}`, { cause: err });
     }
     await out.close();
-    await rename(temporary, path);
     try {
-      await syncDirectory(this.dir);
+      await this.fs.rename(temporary, path);
+    } catch (err) {
+      await this.fs.removeFile(temporary).catch(() => undefined);
+      throw new WalError(`write-ahead log compaction failed: ${ioFailureSummary(err)}`, { cause: err });
+    }
+    try {
+      await syncDirectory(this.fs, this.dir);
       const previous = this.handle;
-      this.handle = await open(path, 'a');
+      this.handle = await this.fs.open(path, 'a');
       await previous.close();
     } catch (err) {
       // The new file is in place but we may not be able to write to it: stop accepting writes.
       this.failure = err;
-      throw err;
+      throw new WalError(`write-ahead log compaction failed after the new file was in place: ${ioFailureSummary(err)}`, { cause: err });
     }
     this.size = written;
     this.sizeAfterCompaction = written;
