@@ -46,6 +46,12 @@ export interface ApiServerOptions {
    */
   compactAfterBytes?: number;
   /**
+   * With `dataDir`: when the log has a bad record with intact records after it (damage, not a torn
+   * tail), keep the records before it, drop the rest and report what was dropped to `logger`,
+   * instead of refusing to start with a `WalCorruptionError`. Default false.
+   */
+  repair?: boolean;
+  /**
    * Bytes queued for one watch connection and not yet taken by its socket beyond which the watcher
    * is too slow: its stream ends cleanly after what is queued (the client re-watches from the last
    * resourceVersion it saw), as kube-apiserver closes watchers that do not keep up. Default 64 MiB.
@@ -110,15 +116,25 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     const opened = await WriteAheadLog.open(options.dataDir, {
       fsync: options.fsync ?? 'always',
       ...(options.compactAfterBytes !== undefined && { compactAfterBytes: options.compactAfterBytes }),
+      repair: options.repair ?? false,
     });
     log = opened.log;
-    if (opened.corruption) {
+    const damage = opened.corruption;
+    if (damage?.kind === 'torn-tail') {
       logger(
-        `kubeloop-apiserver: write-ahead log in ${options.dataDir} ends in a corrupt or torn record at byte ${opened.corruption.offset} (${opened.corruption.reason}); ` +
-          `kept the ${opened.records.length} valid records before it, saved the rest to ${opened.corruption.savedTo}`,
+        `kubeloop-apiserver: write-ahead log in ${options.dataDir} ends in a corrupt or torn record at byte ${damage.offset} (${damage.reason}); ` +
+          `kept the ${opened.records.length} valid records before it, saved the rest to ${damage.savedTo}`,
+      );
+    } else if (damage?.kind === 'repaired') {
+      logger(
+        `kubeloop-apiserver: repaired the write-ahead log in ${options.dataDir}: record ${damage.recordIndex + 1} at byte ${damage.offset} is corrupt (${damage.reason}); ` +
+          `kept the ${opened.records.length} records before it, dropped ${damage.droppedBytes} bytes holding ${damage.droppedRecords} intact records ` +
+          `(resourceVersions up to ${damage.droppedMaxRv}; new writes continue after it), saved to ${damage.savedTo}`,
       );
     }
     replayed = replay(opened.records);
+    // Clients may have seen the dropped resourceVersions: never hand them out again.
+    if (damage !== undefined && damage.droppedMaxRv > replayed.maxRv) replayed = { ...replayed, maxRv: damage.droppedMaxRv };
   }
 
   const store = new ObjectStore({ historyWindow, initialResourceVersion: replayed.maxRv, logger });

@@ -1,9 +1,10 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startApiServer } from './api-server.js';
+import { isWalCorruptionError } from './persistence/index.js';
 import { call, widgetCrd, widgetsPath } from './testing/test-client.js';
 
 describe('persistence with dataDir', () => {
@@ -65,6 +66,42 @@ describe('persistence with dataDir', () => {
       const all = [...(await call(second.url, 'GET', '/api/v1/namespaces')).body.items, ...list.body.items];
       const rvs = all.map((i: { metadata: { resourceVersion: string } }) => i.metadata.resourceVersion);
       assert.equal(new Set(rvs).size, rvs.length, `every object has its own resourceVersion: ${rvs.join()}`);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test('a log damaged in the middle refuses to start; with repair it starts, reports the drop and never reuses a dropped resourceVersion', async () => {
+    const dataDir = await tempDir();
+    const first = await startApiServer({ dataDir, fsync: 'never' });
+    for (let i = 0; i < 60; i++) await call(first.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `cm-${i}` }, data: { i: String(i) } });
+    const lastRv = Number(first.resourceVersion());
+    await first.stop();
+    const path = join(dataDir, 'wal.log');
+    const bytes = await readFile(path);
+    const at = Math.floor(bytes.length / 10);
+    bytes[at] = bytes[at] === 0x41 ? 0x42 : 0x41;
+    await writeFile(path, bytes);
+
+    await assert.rejects(startApiServer({ dataDir }), (err: unknown) => {
+      assert.ok(isWalCorruptionError(err), String(err));
+      assert.ok(err.offset <= at && err.offset > 0, `the bad record starts at or before the flipped byte ${at}: ${err.offset}`);
+      assert.ok(err.intactRecordsAfter > 40, `records after it are reported: ${err.intactRecordsAfter}`);
+      assert.match(err.message, /refusing to start/);
+      return true;
+    });
+    assert.deepEqual(await readFile(path), bytes, 'a refused start changes nothing');
+
+    const lines: string[] = [];
+    const second = await startApiServer({ dataDir, repair: true, logger: (line) => lines.push(line) });
+    try {
+      assert.equal(lines.length, 1, lines.join('\n'));
+      assert.match(lines[0]!, /repaired the write-ahead log .*dropped \d+ bytes holding \d+ intact records \(resourceVersions up to \d+/);
+      const kept = (await call(second.url, 'GET', '/api/v1/namespaces/default/configmaps')).body.items.length;
+      assert.ok(kept > 0 && kept < 60, `the valid prefix is kept: ${kept}`);
+      const next = await call(second.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'after-repair' } });
+      assert.equal(next.status, 201);
+      assert.ok(Number(next.body.metadata.resourceVersion) > lastRv, `new writes continue after every dropped resourceVersion (${lastRv})`);
     } finally {
       await second.stop();
     }

@@ -55,6 +55,38 @@ export function decodeRecords(buf: Buffer): { records: WalRecord[]; validLength:
   return { records, validLength: offset };
 }
 
+/** What follows a bad record: the intact records that can still be found after it, if any. */
+export interface IntactTail {
+  /** How many intact records follow the bad one (0: the bad record is a torn tail). */
+  count: number;
+  /** Byte offset of the first of them. */
+  firstOffset: number;
+  /** The highest resourceVersion among them (0 when none). */
+  maxRv: number;
+}
+
+/**
+ * Looks past a bad record for intact ones: resynchronises at each line start after `from` and
+ * decodes from there. A crash mid-append leaves nothing intact after the torn record; bit rot or
+ * an overwrite in the middle of the file does.
+ */
+export function findIntactRecordsAfter(buf: Buffer, from: number): IntactTail {
+  const tail: IntactTail = { count: 0, firstOffset: -1, maxRv: 0 };
+  let lineStart = buf.indexOf(NEWLINE, from) + 1;
+  while (lineStart > 0 && lineStart < buf.length) {
+    const result = decodeOne(buf, lineStart);
+    if (typeof result === 'string') {
+      lineStart = buf.indexOf(NEWLINE, lineStart) + 1;
+      continue;
+    }
+    if (tail.count === 0) tail.firstOffset = lineStart;
+    tail.count++;
+    tail.maxRv = Math.max(tail.maxRv, result.record.rv);
+    lineStart = result.next;
+  }
+  return tail;
+}
+
 function decodeOne(buf: Buffer, start: number): { record: WalRecord; next: number } | string {
   const firstSpace = buf.indexOf(SPACE, start);
   const headerEnd = firstSpace < 0 ? buf.length : firstSpace;

@@ -2,8 +2,9 @@
  * The API server's write-ahead log: every acknowledged write is appended here before the client
  * gets its answer, and the log is replayed when the server starts on the same data directory.
  *
- * Flow: {@link WriteAheadLog.open} replays `wal.log` (stopping at the first torn or corrupt
- * record, which it reports and cuts off) -> the server appends one record per write ->
+ * Flow: {@link WriteAheadLog.open} replays `wal.log` (a torn last record, which a crash mid-append
+ * leaves, is reported and cut off; a bad record with intact records after it is damage, and
+ * open fails with {@link WalCorruptionError} unless `repair` is set) -> the server appends one record per write ->
  * when {@link WriteAheadLog.needsCompaction} says so, the server passes a snapshot of its live
  * objects to {@link WriteAheadLog.compact}, which replaces the file atomically.
  *
@@ -22,12 +23,13 @@
  * that one append may replay). A failed compaction leaves the old file, and appends, intact; it is
  * retried once the file has grown by another quarter of the threshold (at least 1 MiB).
  * Error messages name the failed system call and errno, never the directory.
- * Caveats: one process per directory (no lock file); a corrupt record in the middle of the file
- * ends the replay there — the discarded bytes are saved beside the log for inspection.
+ * Caveats: one process per directory (the server takes a lock, see `data-dir-lock.ts`); bytes
+ * cut off at open (a torn tail, or what `repair` drops) are saved beside the log for inspection.
  */
 import { join } from 'node:path';
 import { KubeloopError } from '@kubeloop/resource';
-import { decodeRecords, encodeRecord } from './wal-record-codec.js';
+import { WalCorruptionError } from './wal-corruption-error.js';
+import { decodeRecords, encodeRecord, findIntactRecordsAfter } from './wal-record-codec.js';
 import { ioFailureSummary, nodeFileSystem } from './wal-file-system.js';
 import type { WalFile, WalFileSystem } from './wal-file-system.js';
 import type { WalCorruption, WalRecord } from './wal-record-codec.js';
@@ -49,6 +51,31 @@ export interface WriteAheadLogOptions {
   compactAfterBytes?: number;
   /** The file operations to use (tests inject failures here). Default: the real file system. */
   fs?: WalFileSystem;
+  /**
+   * When a bad record has intact records after it: keep the records before it and drop the rest
+   * (reported in {@link WriteAheadLogOpenResult.corruption}) instead of failing with
+   * {@link WalCorruptionError}. Default: false.
+   */
+  repair?: boolean;
+}
+
+/** A bad record found at open, and what was cut off because of it. */
+export interface WalDamage extends WalCorruption {
+  /**
+   * `torn-tail`: nothing intact followed the bad record (a crash mid-append); `repaired`: intact
+   * records followed it and were dropped because `repair` was set.
+   */
+  kind: 'torn-tail' | 'repaired';
+  /** 0-based index of the bad record (how many valid records precede it). */
+  recordIndex: number;
+  /** Bytes cut off, from {@link WalCorruption.offset} to the end of the file. */
+  droppedBytes: number;
+  /** Intact records among them (0 for a torn tail). */
+  droppedRecords: number;
+  /** The highest resourceVersion among those intact records (0 when none): the server continues past it. */
+  droppedMaxRv: number;
+  /** Where the cut-off bytes were saved. */
+  savedTo: string;
 }
 
 /** What {@link WriteAheadLog.open} found. */
@@ -57,8 +84,8 @@ export interface WriteAheadLogOpenResult {
   log: WriteAheadLog;
   /** Every valid record, in append order. */
   records: WalRecord[];
-  /** Set when the file ended in a torn or corrupt record; the file was cut back to `offset`. */
-  corruption?: WalCorruption & { /** Where the discarded bytes were saved. */ savedTo: string };
+  /** Set when a torn tail was cut off or a damaged file repaired; the file was cut back to `offset`. */
+  corruption?: WalDamage;
 }
 
 /** A failure of the write-ahead log itself (closed, or broken by an I/O error). */
@@ -153,9 +180,22 @@ export class WriteAheadLog {
     }
     const { records, validLength, corruption } = decodeRecords(contents);
 
-    let saved: string | undefined;
-    if (validLength < contents.length) {
-      saved = join(dir, `${walFileName}.corrupt-${validLength}-${Date.now()}`);
+    let damage: WalDamage | undefined;
+    if (corruption !== undefined) {
+      const intact = findIntactRecordsAfter(contents, corruption.offset);
+      if (intact.count > 0 && options.repair !== true) {
+        throw new WalCorruptionError({ path, offset: corruption.offset, recordIndex: records.length, reason: corruption.reason, intactRecordsAfter: intact.count });
+      }
+      const saved = join(dir, `${walFileName}.corrupt-${validLength}-${Date.now()}`);
+      damage = {
+        ...corruption,
+        kind: intact.count > 0 ? 'repaired' : 'torn-tail',
+        recordIndex: records.length,
+        droppedBytes: contents.length - validLength,
+        droppedRecords: intact.count,
+        droppedMaxRv: intact.maxRv,
+        savedTo: saved,
+      };
       await fs.writeFile(saved, contents.subarray(validLength));
       const truncating = await fs.open(path, 'r+');
       try {
@@ -169,7 +209,7 @@ export class WriteAheadLog {
     if (created) await syncDirectory(fs, dir);
     const log = new WriteAheadLog(fs, dir, handle, validLength, options.fsync, compactAfterBytes);
     const result: WriteAheadLogOpenResult = { log, records };
-    if (corruption !== undefined && saved !== undefined) result.corruption = { ...corruption, savedTo: saved };
+    if (damage !== undefined) result.corruption = damage;
     return result;
   }
 
