@@ -121,6 +121,28 @@ describe('kubeloop-apiserver durability', { timeout: 120_000 }, () => {
     });
   }
 
+  test('a second kubeloop-apiserver on the same --data-dir exits with a message naming the first one; after a SIGKILL of the first it starts', async () => {
+    const dataDir = join(await temp.make('locked'), 'data');
+    const first = await start(dataDir);
+    const refused = await ApiServerProcess.start({ dataDir }).then(
+      (p) => {
+        processes.push(p);
+        return undefined;
+      },
+      (err: unknown) => String(err),
+    );
+    assert.ok(refused !== undefined, 'two servers must not share a data directory');
+    assert.match(refused, /"code":1/);
+    assert.match(refused, new RegExp(`data directory is in use by another kubeloop-apiserver \\(pid ${first.pid} on `));
+    assert.equal((await rawRequest(first.url, 'POST', configMaps, { body: { metadata: { name: 'still-serving' } } })).status, 201);
+
+    // A crash leaves the lock file behind: it is stale, and the next server takes it over.
+    await first.kill('SIGKILL');
+    const second = await start(dataDir);
+    assert.equal((await rawRequest(second.url, 'GET', `${configMaps}/still-serving`)).status, 200);
+    await second.kill('SIGTERM');
+  });
+
   test('a log damaged in the middle stops the CLI with a message naming the byte and record; --repair starts on the valid prefix', async () => {
     const dataDir = join(await temp.make('mid-log-damage'), 'data');
     const first = await start(dataDir);

@@ -19,8 +19,8 @@ import { kubeconfigFor } from './kubeconfig.js';
 import { ObjectService, immortalNamespaces } from './object-service.js';
 import { ObjectStore, counterLogKey, parseLogKey } from './object-store.js';
 import { OpenApiDocuments } from './openapi.js';
-import { WriteAheadLog } from './persistence/index.js';
-import type { WalRecord } from './persistence/index.js';
+import { DataDirLock, WriteAheadLog } from './persistence/index.js';
+import type { WalRecord, WriteAheadLogOpenResult } from './persistence/index.js';
 import { RequestHandler } from './request-handler.js';
 import { ResourceRegistry } from './resource-registry.js';
 import { storeKeyOf } from './resource-type.js';
@@ -32,7 +32,10 @@ export interface ApiServerOptions {
   port?: number;
   /** Interface to bind. Default `127.0.0.1`. */
   host?: string;
-  /** Directory of the write-ahead log. Default: none (memory only). */
+  /**
+   * Directory of the write-ahead log. Default: none (memory only). The server locks it (file
+   * `lock`): a second server on the same directory fails to start with a `DataDirLockedError`.
+   */
   dataDir?: string;
   /** Changes kept per resource type for watch resume; older resumes get 410. Default 10000. */
   historyWindow?: number;
@@ -97,6 +100,41 @@ function replay(records: readonly WalRecord[]): Replayed {
   return { objects, maxRv };
 }
 
+const emptyReplay: Replayed = { objects: new Map(), maxRv: 0 };
+
+/** Locks the data directory, opens and replays its log, and reports any damage cut off. */
+async function openDataDir(dataDir: string, options: ApiServerOptions, logger: (line: string) => void): Promise<{ log: WriteAheadLog; replayed: Replayed; lock: DataDirLock }> {
+  const lock = await DataDirLock.acquire(dataDir);
+  let opened: WriteAheadLogOpenResult;
+  try {
+    opened = await WriteAheadLog.open(dataDir, {
+      fsync: options.fsync ?? 'always',
+      ...(options.compactAfterBytes !== undefined && { compactAfterBytes: options.compactAfterBytes }),
+      repair: options.repair ?? false,
+    });
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  const damage = opened.corruption;
+  if (damage?.kind === 'torn-tail') {
+    logger(
+      `kubeloop-apiserver: write-ahead log in ${dataDir} ends in a corrupt or torn record at byte ${damage.offset} (${damage.reason}); ` +
+        `kept the ${opened.records.length} valid records before it, saved the rest to ${damage.savedTo}`,
+    );
+  } else if (damage?.kind === 'repaired') {
+    logger(
+      `kubeloop-apiserver: repaired the write-ahead log in ${dataDir}: record ${damage.recordIndex + 1} at byte ${damage.offset} is corrupt (${damage.reason}); ` +
+        `kept the ${opened.records.length} records before it, dropped ${damage.droppedBytes} bytes holding ${damage.droppedRecords} intact records ` +
+        `(resourceVersions up to ${damage.droppedMaxRv}; new writes continue after it), saved to ${damage.savedTo}`,
+    );
+  }
+  const replayed = replay(opened.records);
+  // Clients may have seen the dropped resourceVersions: never hand them out again.
+  const maxRv = Math.max(replayed.maxRv, damage?.droppedMaxRv ?? 0);
+  return { log: opened.log, replayed: { ...replayed, maxRv }, lock };
+}
+
 /** Starts a server; resolves once it listens. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const logger = options.logger ?? ((): void => undefined);
@@ -110,32 +148,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const registry = new ResourceRegistry();
   for (const type of [namespaceType, configMapType, secretType, eventType, leaseType, crdType]) registry.add(type);
 
-  let log: WriteAheadLog | undefined;
-  let replayed: Replayed = { objects: new Map(), maxRv: 0 };
-  if (options.dataDir !== undefined) {
-    const opened = await WriteAheadLog.open(options.dataDir, {
-      fsync: options.fsync ?? 'always',
-      ...(options.compactAfterBytes !== undefined && { compactAfterBytes: options.compactAfterBytes }),
-      repair: options.repair ?? false,
-    });
-    log = opened.log;
-    const damage = opened.corruption;
-    if (damage?.kind === 'torn-tail') {
-      logger(
-        `kubeloop-apiserver: write-ahead log in ${options.dataDir} ends in a corrupt or torn record at byte ${damage.offset} (${damage.reason}); ` +
-          `kept the ${opened.records.length} valid records before it, saved the rest to ${damage.savedTo}`,
-      );
-    } else if (damage?.kind === 'repaired') {
-      logger(
-        `kubeloop-apiserver: repaired the write-ahead log in ${options.dataDir}: record ${damage.recordIndex + 1} at byte ${damage.offset} is corrupt (${damage.reason}); ` +
-          `kept the ${opened.records.length} records before it, dropped ${damage.droppedBytes} bytes holding ${damage.droppedRecords} intact records ` +
-          `(resourceVersions up to ${damage.droppedMaxRv}; new writes continue after it), saved to ${damage.savedTo}`,
-      );
-    }
-    replayed = replay(opened.records);
-    // Clients may have seen the dropped resourceVersions: never hand them out again.
-    if (damage !== undefined && damage.droppedMaxRv > replayed.maxRv) replayed = { ...replayed, maxRv: damage.droppedMaxRv };
-  }
+  const { log, replayed, lock } = options.dataDir !== undefined ? await openDataDir(options.dataDir, options, logger) : { replayed: emptyReplay };
 
   const store = new ObjectStore({ historyWindow, initialResourceVersion: replayed.maxRv, logger });
   for (const type of registry.all()) store.ensureTable(storeKeyOf(type));
@@ -209,6 +222,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   } catch (err) {
     await collector.stop();
     await store.closeLog();
+    await lock?.release();
     throw err;
   }
   const port = (server.address() as AddressInfo).port;
@@ -232,6 +246,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         server.closeAllConnections();
         await closed;
         await store.closeLog();
+        await lock?.release();
       })();
       return stopping;
     },

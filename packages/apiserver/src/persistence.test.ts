@@ -4,7 +4,7 @@ import { appendFile, mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from 'node
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startApiServer } from './api-server.js';
-import { isWalCorruptionError } from './persistence/index.js';
+import { isDataDirLockedError, isWalCorruptionError } from './persistence/index.js';
 import { call, widgetCrd, widgetsPath } from './testing/test-client.js';
 
 describe('persistence with dataDir', () => {
@@ -102,6 +102,28 @@ describe('persistence with dataDir', () => {
       const next = await call(second.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'after-repair' } });
       assert.equal(next.status, 201);
       assert.ok(Number(next.body.metadata.resourceVersion) > lastRv, `new writes continue after every dropped resourceVersion (${lastRv})`);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test('a second server on the same data directory fails to start with a clear message; once the first stops, it starts', async () => {
+    const dataDir = await tempDir();
+    const first = await startApiServer({ dataDir });
+    try {
+      await assert.rejects(startApiServer({ dataDir }), (err: unknown) => {
+        assert.ok(isDataDirLockedError(err), String(err));
+        assert.match(err.message, /data directory is in use by another kubeloop-apiserver/);
+        return true;
+      });
+      const created = await call(first.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'only-one-writer' } });
+      assert.equal(created.status, 201, 'the first server is unaffected');
+    } finally {
+      await first.stop();
+    }
+    const second = await startApiServer({ dataDir });
+    try {
+      assert.equal((await call(second.url, 'GET', '/api/v1/namespaces/default/configmaps/only-one-writer')).status, 200);
     } finally {
       await second.stop();
     }

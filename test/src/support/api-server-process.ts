@@ -44,6 +44,11 @@ export class ApiServerProcess {
     child.stderr?.on('data', (chunk: string) => (this.stderr += chunk));
   }
 
+  /** The process id. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** Starts the CLI on port 0 and resolves once it prints `kubeloop-apiserver listening on <url>`. */
   static start(options: ApiServerProcessOptions): Promise<ApiServerProcess> {
     if (!existsSync(APISERVER_CLI)) return Promise.reject(new Error(`${APISERVER_CLI} is missing: run \`npx tsc -b\` first`));
