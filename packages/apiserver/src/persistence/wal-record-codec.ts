@@ -42,17 +42,19 @@ export function encodeRecord(record: WalRecord): Buffer {
   return line;
 }
 
-/** The records of a log file, the length of its valid prefix, and the corruption that ended it, if any. */
-export function decodeRecords(buf: Buffer): { records: WalRecord[]; validLength: number; corruption?: WalCorruption } {
+/** The records of a log file (and the encoded size of each), the length of its valid prefix, and the corruption that ended it, if any. */
+export function decodeRecords(buf: Buffer): { records: WalRecord[]; recordBytes: number[]; validLength: number; corruption?: WalCorruption } {
   const records: WalRecord[] = [];
+  const recordBytes: number[] = [];
   let offset = 0;
   while (offset < buf.length) {
     const result = decodeOne(buf, offset);
-    if (typeof result === 'string') return { records, validLength: offset, corruption: { offset, reason: result } };
+    if (typeof result === 'string') return { records, recordBytes, validLength: offset, corruption: { offset, reason: result } };
     records.push(result.record);
+    recordBytes.push(result.next - offset);
     offset = result.next;
   }
-  return { records, validLength: offset };
+  return { records, recordBytes, validLength: offset };
 }
 
 /** What follows a bad record: the intact records that can still be found after it, if any. */

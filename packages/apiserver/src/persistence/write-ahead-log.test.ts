@@ -213,6 +213,40 @@ describe('WriteAheadLog', () => {
     await log.close();
   });
 
+  test('after a reopen, compaction follows the size of the live records, not the size of the file replayed', async () => {
+    const dir = await tempDir();
+    const first = await WriteAheadLog.open(dir, { fsync: 'never' });
+    for (let rv = 1; rv <= 100; rv++) await first.log.append(put(rv, 'same'));
+    await first.log.close();
+    const fileBytes = (await stat(join(dir, walFileName))).size;
+    const liveBytes = encodeRecord(put(100, 'same')).length;
+
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'never', compactAfterBytes: fileBytes / 4 });
+    try {
+      assert.equal(log.needsCompaction(), true, `${fileBytes} bytes of log hold ${liveBytes} live bytes: compact now`);
+      await log.compact([put(100, 'same')]);
+      assert.equal(log.sizeBytes, liveBytes);
+      assert.equal(log.needsCompaction(), false);
+    } finally {
+      await log.close();
+    }
+  });
+
+  test('live bytes account for deletes: a log of created-then-deleted objects needs compaction', async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'never', compactAfterBytes: 1024 });
+    try {
+      for (let rv = 1; rv <= 20; rv += 2) {
+        await log.append(put(rv));
+        await log.append({ rv: rv + 1, op: 'delete', key: put(rv).key });
+      }
+      assert.ok(log.sizeBytes > 1024);
+      assert.equal(log.needsCompaction(), true);
+    } finally {
+      await log.close();
+    }
+  });
+
   test('ignores a temporary file left by a compaction that crashed before its rename', async () => {
     const dir = await tempDir();
     const { log } = await WriteAheadLog.open(dir, { fsync: 'always' });

@@ -28,6 +28,7 @@
  */
 import { join } from 'node:path';
 import { KubeloopError } from '@kubeloop/resource';
+import { LiveBytes } from './live-bytes.js';
 import { WalCorruptionError } from './wal-corruption-error.js';
 import { decodeRecords, encodeRecord, findIntactRecordsAfter } from './wal-record-codec.js';
 import { ioFailureSummary, nodeFileSystem } from './wal-file-system.js';
@@ -44,9 +45,9 @@ export interface WriteAheadLogOptions {
   /** Durability of each append (see {@link FsyncPolicy}). No default: the caller chooses. */
   fsync: FsyncPolicy;
   /**
-   * {@link WriteAheadLog.needsCompaction} turns true once the file is this large (and at least twice
-   * its size after the last compaction, so that a large live set does not compact in a loop).
-   * Default: 64 MiB.
+   * {@link WriteAheadLog.needsCompaction} turns true once the file is this large and at least twice
+   * the size of its live records (the last put of each key not deleted since: what a compaction
+   * keeps), so that a large live set does not compact in a loop. Default: 64 MiB.
    */
   compactAfterBytes?: number;
   /** The file operations to use (tests inject failures here). Default: the real file system. */
@@ -134,11 +135,11 @@ export class WriteAheadLog {
   private syncTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private failure: unknown;
-  private sizeAfterCompaction: number;
   private compactionQueued = false;
   /** After a failed compaction, the size at which to try again (the disk may be full: not on every write). */
   private retryCompactionAtSize = 0;
   private readonly counters = { appends: 0, writes: 0, fsyncs: 0, compactions: 0 };
+  private live = new LiveBytes();
 
   private constructor(
     private readonly fs: WalFileSystem,
@@ -148,7 +149,6 @@ export class WriteAheadLog {
     private readonly policy: FsyncPolicy,
     private readonly compactAfterBytes: number,
   ) {
-    this.sizeAfterCompaction = size;
   }
 
   /**
@@ -178,7 +178,7 @@ export class WriteAheadLog {
       contents = Buffer.alloc(0);
       created = true;
     }
-    const { records, validLength, corruption } = decodeRecords(contents);
+    const { records, recordBytes, validLength, corruption } = decodeRecords(contents);
 
     let damage: WalDamage | undefined;
     if (corruption !== undefined) {
@@ -208,6 +208,7 @@ export class WriteAheadLog {
     const handle = await fs.open(path, 'a');
     if (created) await syncDirectory(fs, dir);
     const log = new WriteAheadLog(fs, dir, handle, validLength, options.fsync, compactAfterBytes);
+    records.forEach((record, i) => log.live.add(record, recordBytes[i] ?? 0));
     const result: WriteAheadLogOpenResult = { log, records };
     if (damage !== undefined) result.corruption = damage;
     return result;
@@ -231,13 +232,14 @@ export class WriteAheadLog {
    * appends resolve in call order. Rejects with {@link WalError} after {@link close} or an I/O failure.
    */
   append(record: WalRecord): Promise<void> {
-    return this.enqueue((resolve, reject) => ({ kind: 'append', data: encodeRecord(record), resolve, reject }));
+    const data = encodeRecord(record);
+    return this.enqueue((resolve, reject) => ({ kind: 'append', data, resolve, reject })).then(() => this.live.add(record, data.length));
   }
 
   /** True when the file has grown enough that the server should call {@link compact}. */
   needsCompaction(): boolean {
     if (this.compactionQueued || this.failure !== undefined || this.closed) return false;
-    return this.size >= Math.max(this.compactAfterBytes, 2 * this.sizeAfterCompaction, this.retryCompactionAtSize);
+    return this.size >= Math.max(this.compactAfterBytes, 2 * this.live.total, this.retryCompactionAtSize);
   }
 
   /**
@@ -385,12 +387,14 @@ export class WriteAheadLog {
     const path = join(this.dir, walFileName);
     const temporary = path + compactingSuffix;
     let written = 0;
+    const live = new LiveBytes();
     const out = await this.fs.open(temporary, 'w');
     try {
       let chunk: Buffer[] = [];
       let chunkBytes = 0;
       for (const record of snapshot) {
         const line = encodeRecord(record);
+        live.add(record, line.length);
         chunk.push(line);
         chunkBytes += line.length;
         if (chunkBytes >= compactChunkBytes) {
@@ -426,7 +430,8 @@ export class WriteAheadLog {
       throw new WalError(`write-ahead log compaction failed after the new file was in place: ${ioFailureSummary(err)}`, { cause: err });
     }
     this.size = written;
-    this.sizeAfterCompaction = written;
+    // Appends queued before the snapshot are in it; later ones add themselves after this.
+    this.live = live;
     this.counters.compactions++;
     this.dirty = false;
   }
