@@ -39,6 +39,12 @@ export interface ApiServerOptions {
   dataDir?: string;
   /** Changes kept per resource type for watch resume; older resumes get 410. Default 10000. */
   historyWindow?: number;
+  /**
+   * Bytes of object JSON (the new and the previous state of each change) that the watch history
+   * of all types together may keep; beyond it the oldest changes are forgotten and resumes from
+   * before them get 410. Default 64 MiB.
+   */
+  historyBytes?: number;
   /** Largest accepted request body in bytes; larger is 413. Default 3 MiB (as kube-apiserver). */
   maxBodyBytes?: number;
   /** With `dataDir`: when a write is durable before it is answered (see README). Default `'always'`. */
@@ -81,6 +87,7 @@ export interface ApiServer {
 }
 
 const defaultMaxBodyBytes = 3 * 1024 * 1024;
+const defaultHistoryBytes = 64 * 1024 * 1024;
 
 /** The state rebuilt from a write-ahead log. */
 interface Replayed {
@@ -140,6 +147,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const logger = options.logger ?? ((): void => undefined);
   const historyWindow = options.historyWindow ?? 10_000;
   if (!Number.isInteger(historyWindow) || historyWindow < 1) throw new RangeError(`historyWindow must be a positive integer, got ${historyWindow}`);
+  const historyBytes = options.historyBytes ?? defaultHistoryBytes;
+  if (!Number.isInteger(historyBytes) || historyBytes < 1) throw new RangeError(`historyBytes must be a positive integer, got ${historyBytes}`);
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const maxWatchBufferBytes = options.maxWatchBufferBytes;
   if (maxWatchBufferBytes !== undefined && !(Number.isInteger(maxWatchBufferBytes) && maxWatchBufferBytes > 0)) {
@@ -150,7 +159,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
   const { log, replayed, lock } = options.dataDir !== undefined ? await openDataDir(options.dataDir, options, logger) : { replayed: emptyReplay };
 
-  const store = new ObjectStore({ historyWindow, initialResourceVersion: replayed.maxRv, logger });
+  const store = new ObjectStore({ historyWindow, historyBytes, initialResourceVersion: replayed.maxRv, logger });
   for (const type of registry.all()) store.ensureTable(storeKeyOf(type));
   const hub = new WatchHub(() => store.resourceVersion, { maxBufferedBytes: maxWatchBufferBytes });
   // The listener and type hooks first run on a write, after `collector` below exists.

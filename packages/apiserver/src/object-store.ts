@@ -18,6 +18,7 @@ import { ChangeEvent } from './change-event.js';
 import type { StoredObject } from './change-event.js';
 import { ioFailureSummary } from './persistence/wal-file-system.js';
 import { internalError } from './status-error.js';
+import { HistoryBudget } from './history-budget.js';
 import { WatchHistory } from './watch-history.js';
 
 /** One record of the durable log (the shape of `persistence/write-ahead-log.ts`). */
@@ -66,6 +67,8 @@ export const counterLogKey = '|counter';
 export interface ObjectStoreOptions {
   /** Changes kept per resource type for watch resume. */
   historyWindow: number;
+  /** Bytes of object JSON the kept changes of all types may hold (see `watch-history.ts`). Default: unbounded. */
+  historyBytes?: number;
   /** The last resourceVersion already used (after a replay). Default 0. */
   initialResourceVersion?: number;
   /** Receives diagnostic lines (a failed log compaction). Default: discard. */
@@ -76,6 +79,7 @@ export interface ObjectStoreOptions {
 export class ObjectStore {
   readonly #tables = new Map<string, Table>();
   readonly #historyWindow: number;
+  readonly #historyBudget: HistoryBudget | undefined;
   #rv: number;
   #log: DurableLog | undefined;
   #lock: Promise<unknown> = Promise.resolve();
@@ -84,6 +88,7 @@ export class ObjectStore {
 
   constructor(options: ObjectStoreOptions) {
     this.#historyWindow = options.historyWindow;
+    this.#historyBudget = options.historyBytes !== undefined ? new HistoryBudget(options.historyBytes) : undefined;
     this.#rv = options.initialResourceVersion ?? 0;
     this.#logger = options.logger ?? ((): void => undefined);
   }
@@ -141,13 +146,14 @@ export class ObjectStore {
 
   /** Drops a type's table (after its CRD and objects were deleted). */
   dropTable(storeKey: string): void {
+    this.#tables.get(storeKey)?.history.dispose();
     this.#tables.delete(storeKey);
   }
 
   #table(storeKey: string): Table {
     let table = this.#tables.get(storeKey);
     if (!table) {
-      table = { objects: new Map(), history: new WatchHistory(this.#historyWindow, this.#rv), sortedKeys: undefined };
+      table = { objects: new Map(), history: new WatchHistory(this.#historyWindow, this.#rv, this.#historyBudget), sortedKeys: undefined };
       this.#tables.set(storeKey, table);
     }
     return table;

@@ -292,3 +292,41 @@ describe('slow watchers', () => {
     }
   });
 });
+
+describe('watch history bounded in bytes', () => {
+  test('large changes are forgotten once they pass historyBytes: an old resume gets 410, a recent one its events', async () => {
+    const server = await startApiServer({ historyBytes: 4 * 1024 * 1024 });
+    const watches: RawWatch[] = [];
+    try {
+      const filler = 'x'.repeat(512 * 1024);
+      const rvs: string[] = [];
+      const created = await call(server.url, 'POST', cms, { metadata: { name: 'big' }, data: { step: '0', filler } });
+      assert.equal(created.status, 201, created.text);
+      rvs.push(created.body.metadata.resourceVersion);
+      // Each update keeps its new and its previous state: about 1 MiB per change.
+      for (let step = 1; step <= 20; step++) {
+        const patched = await call(server.url, 'PATCH', `${cms}/big`, { data: { step: String(step) } }, { contentType: 'application/merge-patch+json' });
+        assert.equal(patched.status, 200, patched.text);
+        rvs.push(patched.body.metadata.resourceVersion);
+      }
+
+      const old = new RawWatch(`${server.url}${cms}?watch=true&resourceVersion=${rvs[1]}`);
+      watches.push(old);
+      await old.waitForEvents(1);
+      assert.equal(old.events[0]!.type, 'ERROR');
+      assert.equal(old.events[0]!.object.code, 410);
+      assert.equal(old.events[0]!.object.reason, 'Expired');
+
+      const recent = new RawWatch(`${server.url}${cms}?watch=true&resourceVersion=${rvs[18]}`);
+      watches.push(recent);
+      const events = await recent.waitForEvents(2);
+      assert.deepEqual(events.map((e): [string, string] => [e.type, String(e.object.data.step)]), [
+        ['MODIFIED', '19'],
+        ['MODIFIED', '20'],
+      ]);
+    } finally {
+      for (const w of watches) w.close();
+      await server.stop();
+    }
+  });
+});
