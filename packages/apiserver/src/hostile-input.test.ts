@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startApiServer } from './api-server.js';
 import type { ApiServer } from './api-server.js';
 import { call } from './testing/test-client.js';
+import type { TestResponse } from './testing/test-client.js';
 
 const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -88,6 +89,105 @@ describe('hostile input', () => {
         { reason: 'FieldValueForbidden', message, field: 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].uniqueItems' },
       ]);
       assert.equal((await call(server.url, 'GET', `${crdsPath}/uniques.example.com`)).status, 404);
+    });
+  });
+
+  describe('field names that are JavaScript built-ins', () => {
+    const cms = '/api/v1/namespaces/default/configmaps';
+    const builtinNames = ['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf'];
+    const withBuiltins = (value: unknown): string => builtinNames.map((n) => `${JSON.stringify(n)}:${JSON.stringify(value)}`).join(',');
+    const warningsOf = (headers: TestResponse['headers']): string => String(headers['warning'] ?? '');
+
+    after(() => {
+      assert.equal(({} as Record<string, unknown>)['polluted'], undefined, 'Object.prototype was not polluted');
+    });
+
+    test('at the top level of a ConfigMap they are unknown fields: dropped with a warning, 400 under Strict', async () => {
+      const body = `{"metadata":{"name":"builtins"},${withBuiltins({ polluted: 'yes' })},"data":{${withBuiltins('kept')}}}`;
+      const strict = await call(server.url, 'POST', `${cms}?fieldValidation=Strict`, body);
+      assert.equal(strict.status, 400, strict.text);
+      assert.match(strict.body.message, /strict decoding error: .*unknown field "__proto__"/);
+      for (const name of builtinNames) assert.ok(strict.body.message.includes(`unknown field "${name}"`), `${name}: ${strict.body.message}`);
+
+      const created = await call(server.url, 'POST', cms, body);
+      assert.equal(created.status, 201, created.text);
+      for (const name of builtinNames) assert.ok(warningsOf(created.headers).includes(`unknown field \\"${name}\\"`), `${name}: ${warningsOf(created.headers)}`);
+      const stored = await call(server.url, 'GET', `${cms}/builtins`);
+      assert.deepEqual(Object.keys(stored.body).sort(), ['apiVersion', 'data', 'kind', 'metadata']);
+      assert.deepEqual(JSON.parse(stored.text).data, JSON.parse(`{${withBuiltins('kept')}}`), 'as data keys they are ordinary keys');
+    });
+
+    test('__proto__ and constructor in YAML, JSON patch, merge patch, strategic merge patch and apply are never a 500', async () => {
+      const yaml = await call(server.url, 'POST', cms, 'metadata:\n  name: from-yaml\n__proto__:\n  polluted: yes\nconstructor: x\ndata:\n  __proto__: kept\n', {
+        contentType: 'application/yaml',
+      });
+      assert.equal(yaml.status, 201, yaml.text);
+      assert.equal(JSON.parse(yaml.text).data.__proto__, 'kept');
+      const patches: [string, string][] = [
+        ['application/json-patch+json', '[{"op":"add","path":"/__proto__","value":{"polluted":"yes"}},{"op":"add","path":"/data/constructor","value":"c"}]'],
+        ['application/merge-patch+json', '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"data":{"__proto__":"p"}}'],
+        ['application/strategic-merge-patch+json', '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"data":{"toString":"t"}}'],
+        ['application/apply-patch+yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\n__proto__:\n  polluted: yes\ndata:\n  valueOf: v\n'],
+      ];
+      for (const [contentType, patch] of patches) {
+        const res = await call(server.url, 'PATCH', `${cms}/from-yaml?fieldManager=test`, patch, { contentType });
+        assert.equal(res.status, 200, `${contentType}: ${res.text}`);
+        assert.equal(Object.hasOwn(JSON.parse(res.text), '__proto__'), false, contentType);
+      }
+      const stored = JSON.parse((await call(server.url, 'GET', `${cms}/from-yaml`)).text);
+      assert.deepEqual(stored.data, JSON.parse('{"__proto__":"p","constructor":"c","toString":"t","valueOf":"v"}'));
+    });
+
+    test('in a Lease spec, a Secret stringData and custom resource fields they are handled like any other name', async () => {
+      const lease = await call(
+        server.url,
+        'POST',
+        '/apis/coordination.k8s.io/v1/namespaces/default/leases',
+        `{"metadata":{"name":"builtins"},"spec":{"holderIdentity":"me",${withBuiltins({ polluted: 'yes' })}}}`,
+      );
+      assert.equal(lease.status, 201, lease.text);
+      assert.deepEqual(JSON.parse(lease.text).spec, { holderIdentity: 'me' });
+      assert.ok(warningsOf(lease.headers).includes('unknown field \\"spec.__proto__\\"'), warningsOf(lease.headers));
+
+      const secret = await call(server.url, 'POST', '/api/v1/namespaces/default/secrets', `{"metadata":{"name":"builtins"},"stringData":{${withBuiltins('s')}}}`);
+      assert.equal(secret.status, 201, secret.text);
+      assert.deepEqual(Object.keys(JSON.parse(secret.text).data).sort(), [...builtinNames].sort());
+
+      const crd = crdWithSpec('gadgets', 'Gadget', { size: { type: 'integer' }, config: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } });
+      assert.equal((await call(server.url, 'POST', crdsPath, crd)).status, 201);
+      const gadget = await call(
+        server.url,
+        'POST',
+        '/apis/example.com/v1/namespaces/default/gadgets',
+        `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"size":1,${withBuiltins({ polluted: 'yes' })},"config":{${withBuiltins('kept')}}}}`,
+      );
+      assert.equal(gadget.status, 201, gadget.text);
+      const spec = JSON.parse(gadget.text).spec;
+      assert.deepEqual(Object.keys(spec).sort(), ['config', 'size'], 'pruned where the schema does not declare them');
+      assert.deepEqual(spec.config, JSON.parse(`{${withBuiltins('kept')}}`), 'kept where unknown fields are preserved');
+    });
+
+    test('repeated keys are 400 "duplicate field" under Strict and a warning under Warn, in bodies and patches', async () => {
+      const body = '{"metadata":{"name":"dupes","name":"dupes"},"data":{"a":"1","a":"2"},"data":{"b":"3"}}';
+      const strict = await call(server.url, 'POST', `${cms}?fieldValidation=Strict`, body);
+      assert.equal(strict.status, 400, strict.text);
+      assert.equal(
+        strict.body.message,
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.name", duplicate field "data.a", duplicate field "data"',
+      );
+      const warned = await call(server.url, 'POST', cms, body);
+      assert.equal(warned.status, 201, warned.text);
+      assert.match(warningsOf(warned.headers), /duplicate field \\"data\\"/);
+      assert.deepEqual(warned.body.data, { b: '3' }, 'the last value wins, as in Go');
+
+      const patch = await call(server.url, 'PATCH', `${cms}/dupes?fieldValidation=Strict`, '{"data":{"c":"1","c":"2"}}', { contentType: 'application/merge-patch+json' });
+      assert.equal(patch.status, 400, patch.text);
+      assert.match(patch.body.message, /strict decoding error: duplicate field "data\.c"/);
+      const strategic = await call(server.url, 'PATCH', `${cms}/dupes?fieldValidation=Strict`, '{"metadata":{"labels":{"a":"1","a":"1"}}}', {
+        contentType: 'application/strategic-merge-patch+json',
+      });
+      assert.equal(strategic.status, 400, strategic.text);
+      assert.match(strategic.body.message, /strict decoding error: duplicate field "metadata\.labels\.a"/);
     });
   });
 });

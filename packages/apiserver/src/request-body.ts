@@ -5,7 +5,9 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { decodeProtobufObject, protobufMediaType } from './protobuf-decoding.js';
+import { maxNestingDepth, nestingTooDeep, scanJsonText } from './json-text.js';
 import { badRequest, entityTooLarge, unsupportedMediaType } from './status-error.js';
+import type { StatusError } from './status-error.js';
 
 /** Beyond this many bytes an oversized body is not even drained: the connection is cut. */
 const maxDrainBytes = 64 * 1024 * 1024;
@@ -44,23 +46,60 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/** Decodes an object body (POST/PUT) by content type: JSON, YAML, or protobuf for built-in kinds. */
-export function decodeObjectBody(body: Buffer, mediaType: string, kind: string): unknown {
-  if (mediaType === protobufMediaType) return decodeProtobufObject(body);
+/** A decoded body or patch, and the keys it repeats within one object (when asked for). */
+export interface DecodedBody {
+  readonly value: unknown;
+  /** Field paths of repeated keys, in document order (JSON only; YAML refuses them). */
+  readonly duplicateFields: readonly string[];
+}
+
+/**
+ * Parses JSON request text with the limits of `json-text.ts`; `describe` turns a problem into the
+ * 400 to answer (its wording differs between bodies and patches).
+ */
+export function parseJsonRequest(text: string, findDuplicates: boolean, describe: (problem: string) => StatusError): DecodedBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw describe((err as Error).message);
+  }
+  const scan = scanJsonText(text, findDuplicates);
+  if (scan.tooDeep) throw describe(`exceeded max depth of ${maxNestingDepth}`);
+  return { value, duplicateFields: scan.duplicateFields };
+}
+
+/** Parses YAML request text (duplicate keys are a parse error there) with the nesting limit. */
+export function parseYamlRequest(text: string, describe: (problem: string) => StatusError): DecodedBody {
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (err) {
+    // The YAML parser recurses: it gives up well before the nesting limit.
+    const message = (err as Error).message;
+    throw describe(message.includes('Maximum call stack size exceeded') ? `exceeded max depth of ${maxNestingDepth}` : message);
+  }
+  if (nestingTooDeep(value)) throw describe(`exceeded max depth of ${maxNestingDepth}`);
+  return { value, duplicateFields: [] };
+}
+
+/**
+ * Decodes an object body (POST/PUT) by content type: JSON, YAML, or protobuf for built-in kinds.
+ * `findDuplicates` (for `fieldValidation` Strict and Warn) reports repeated keys of a JSON body.
+ */
+export function decodeObjectBody(body: Buffer, mediaType: string, kind: string, findDuplicates: boolean): DecodedBody {
+  const unrecognized = `the object provided is unrecognized (must be of type ${kind})`;
+  if (mediaType === protobufMediaType) {
+    const value = decodeProtobufObject(body);
+    if (nestingTooDeep(value)) throw badRequest(`${unrecognized}: exceeded max depth of ${maxNestingDepth}`);
+    return { value, duplicateFields: [] };
+  }
   const text = body.toString('utf8');
   if (mediaType === '' || mediaType === 'application/json' || mediaType === '*/*') {
-    try {
-      return JSON.parse(text);
-    } catch (err) {
-      throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${(err as Error).message}`);
-    }
+    return parseJsonRequest(text, findDuplicates, (problem) => badRequest(`${unrecognized}: couldn't get version/kind; json parse error: ${problem}`));
   }
   if (mediaType === 'application/yaml' || mediaType === 'application/x-yaml' || mediaType === 'text/yaml') {
-    try {
-      return parseYaml(text);
-    } catch (err) {
-      throw badRequest(`the object provided is unrecognized (must be of type ${kind}): yaml: ${(err as Error).message}`);
-    }
+    return parseYamlRequest(text, (problem) => badRequest(`${unrecognized}: yaml: ${problem}`));
   }
   throw unsupportedMediaType(['application/json', 'application/yaml', protobufMediaType]);
 }

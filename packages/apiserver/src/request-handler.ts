@@ -168,7 +168,8 @@ export class RequestHandler {
       throw failure;
     }
 
-    const write: WriteOptions = { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params) };
+    const write: WriteOptions = { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params), duplicateFields: [] };
+    const findDuplicates = write.fieldValidation !== 'Ignore';
     switch (verb) {
       case 'get': {
         if (route.legacyWatch) throw methodNotAllowed();
@@ -191,13 +192,13 @@ export class RequestHandler {
         return;
       }
       case 'create': {
-        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind);
-        const result = await service.create(type, version, namespace, body, write);
+        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
+        const result = await service.create(type, version, namespace, body.value, { ...write, duplicateFields: body.duplicateFields });
         return sendJson(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'update': {
-        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind);
-        const result = await service.update(type, version, namespace, name as string, body, { ...write, subresource });
+        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
+        const result = await service.update(type, version, namespace, name as string, body.value, { ...write, duplicateFields: body.duplicateFields, subresource });
         return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'patch': {
