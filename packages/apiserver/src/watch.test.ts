@@ -128,6 +128,25 @@ describe('watch', () => {
     assert.equal(w.events.at(-1)?.type, 'BOOKMARK');
   });
 
+  test('a timeoutSeconds longer than a Node timer can hold keeps the stream open; one beyond int64 is 400', async () => {
+    for (const timeout of ['2147484', '9223372036854775807']) {
+      const w = await watch(`resourceVersion=${server.resourceVersion()}&timeoutSeconds=${timeout}&fieldSelector=metadata.name%3Dlong-timeout-${timeout}`).ready();
+      assert.equal(w.status, 200);
+      // Node turns a delay beyond 2^31-1 ms into 1 ms: the stream used to end before this create.
+      await create(`long-timeout-${timeout}`);
+      await w.waitForEvents(1);
+      assert.equal(w.events[0]!.type, 'ADDED');
+      assert.equal(w.ended, false, `timeoutSeconds=${timeout}: still open`);
+      w.close();
+    }
+    const tooLarge = await req('GET', `${cms}?watch=true&timeoutSeconds=9223372036854775808`);
+    assert.equal(tooLarge.status, 400);
+    assert.equal(
+      tooLarge.body.message,
+      'timeoutSeconds: Invalid value: "9223372036854775808": strconv.ParseInt: parsing "9223372036854775808": value out of range',
+    );
+  });
+
   test('sendInitialEvents=true sends ADDED for every object, then the initial-events-end bookmark, then live events', async () => {
     await create('sie-a', { suite: 'sie' });
     const w = await watch('sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=suite%3Dsie').ready();
