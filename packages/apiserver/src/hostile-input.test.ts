@@ -2,9 +2,11 @@
  * Hostile input over real HTTP: whatever a client sends, the server answers with a 4xx Status in
  * bounded time and goes on serving everyone else.
  */
+import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApiServer } from './api-server.js';
+import { maxNestingDepth } from './json-text.js';
 import type { ApiServer } from './api-server.js';
 import { call } from './testing/test-client.js';
 import type { TestResponse } from './testing/test-client.js';
@@ -188,6 +190,76 @@ describe('hostile input', () => {
       });
       assert.equal(strategic.status, 400, strategic.text);
       assert.match(strategic.body.message, /strict decoding error: duplicate field "metadata\.labels\.a"/);
+    });
+  });
+
+  describe('nesting depth and body size', () => {
+    const deepCrd = crdWithSpec('deeps', 'Deep', { config: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } });
+    const deeps = '/apis/example.com/v1/namespaces/default/deeps';
+    /** `{"a":{"a":...}}`, nested so that `{"spec":{"config":<this>}}` is `depth` levels deep. */
+    const nested = (depth: number): string => '{"a":'.repeat(depth - 2) + '1' + '}'.repeat(depth - 2);
+    const deep = (name: string, depth: number): string => `{"apiVersion":"example.com/v1","kind":"Deep","metadata":{"name":"${name}"},"spec":{"config":${nested(depth)}}}`;
+
+    before(async () => {
+      assert.equal((await call(server.url, 'POST', crdsPath, deepCrd)).status, 201);
+    });
+
+    test(`bodies and patches nested up to ${maxNestingDepth} levels work; deeper ones are 400, never a stack overflow`, async () => {
+      const created = await call(server.url, 'POST', deeps, deep('at-limit', maxNestingDepth));
+      assert.equal(created.status, 201, created.text.slice(0, 300));
+      assert.equal((await call(server.url, 'GET', `${deeps}/at-limit`)).status, 200);
+      const patched = await call(server.url, 'PATCH', `${deeps}/at-limit`, `{"spec":{"config":${nested(maxNestingDepth)}},"metadata":{"labels":{"patched":"yes"}}}`, {
+        contentType: 'application/merge-patch+json',
+      });
+      assert.equal(patched.status, 200, patched.text.slice(0, 300));
+
+      const tooDeep = maxNestingDepth + 1;
+      const attempts: [string, string, string, string][] = [
+        ['POST', deeps, deep('too-deep', tooDeep), 'application/json'],
+        ['POST', deeps, deep('way-too-deep', 100_000), 'application/json'],
+        ['PUT', `${deeps}/at-limit`, deep('at-limit', tooDeep), 'application/json'],
+        ['PATCH', `${deeps}/at-limit`, `{"spec":{"config":${nested(tooDeep)}}}`, 'application/merge-patch+json'],
+        ['PATCH', `${deeps}/at-limit`, `[{"op":"add","path":"/spec/config/b","value":${nested(tooDeep)}}]`, 'application/json-patch+json'],
+        ['PATCH', `${deeps}/at-limit?fieldManager=test`, `apiVersion: example.com/v1\nkind: Deep\nmetadata:\n  name: at-limit\nspec:\n  config: ${'['.repeat(tooDeep)}${']'.repeat(tooDeep)}\n`, 'application/apply-patch+yaml'],
+        ['POST', '/api/v1/namespaces/default/configmaps', `metadata:\n  name: deep-yaml\n  annotations: ${'['.repeat(tooDeep)}${']'.repeat(tooDeep)}\n`, 'application/yaml'],
+        ['PATCH', '/api/v1/namespaces/default/configmaps/builtins', `{"metadata":{"managedFields":[{"fieldsV1":${nested(tooDeep)}}]}}`, 'application/strategic-merge-patch+json'],
+      ];
+      for (const [method, path, body, contentType] of attempts) {
+        const res = await call(server.url, method, path, body, { contentType });
+        assert.equal(res.status, 400, `${method} ${contentType}: ${res.text.slice(0, 300)}`);
+        assert.match(res.body.message, /exceeded max depth of 1000/, `${method} ${contentType}`);
+      }
+      assert.equal((await call(server.url, 'GET', '/healthz')).status, 200);
+    });
+
+    test('a chunked body far over the limit gets 413 while it is still being sent, not a reset', async () => {
+      const url = new URL(server.url);
+      // Past the 64 MiB the server reads and drops before it cuts the connection.
+      const total = 72 * 1024 * 1024;
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, method: 'POST', path: '/api/v1/namespaces/default/configmaps', headers: { 'content-type': 'application/json' } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        // Once the answer is in, the connection may be cut under the rest of the upload: that is fine.
+        req.on('error', reject);
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        let sent = 0;
+        const write = (): void => {
+          while (sent < total) {
+            sent += chunk.length;
+            if (!req.write(chunk)) {
+              req.once('drain', write);
+              return;
+            }
+          }
+          req.end();
+        };
+        write();
+      });
+      assert.equal(answer.status, 413);
+      assert.match(answer.body, /Request entity too large: limit is 3145728/);
     });
   });
 });

@@ -9,7 +9,7 @@ import { maxNestingDepth, nestingTooDeep, scanJsonText } from './json-text.js';
 import { badRequest, entityTooLarge, unsupportedMediaType } from './status-error.js';
 import type { StatusError } from './status-error.js';
 
-/** Beyond this many bytes an oversized body is not even drained: the connection is cut. */
+/** Beyond this many bytes of an oversized body the connection is cut (the 413 was sent long before). */
 const maxDrainBytes = 64 * 1024 * 1024;
 
 /** The media type of a request, lower-case, without parameters ('' when absent). */
@@ -19,28 +19,34 @@ export function mediaTypeOf(req: IncomingMessage): string {
 }
 
 /**
- * Reads the whole body as text. An oversized body is drained (so that the client reads the 413
- * rather than a reset) and rejected with 413.
+ * Reads the whole body. An oversized one (declared, or counted as it arrives, as a chunked body
+ * is) is rejected with 413 at once, so the answer goes out while the client is still sending;
+ * the rest is read and dropped (a socket closed on unread data is reset, and the client would
+ * see the reset rather than the 413) up to {@link maxDrainBytes}, then the connection is cut.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? NaN);
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = Number.isFinite(declared) && declared > limit;
+    let tooLarge = false;
+    const refuse = (): void => {
+      tooLarge = true;
+      chunks.length = 0;
+      reject(entityTooLarge(limit));
+    };
+    if (Number.isFinite(declared) && declared > limit) refuse();
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) tooLarge = true;
       if (tooLarge) {
-        chunks.length = 0;
         if (size > maxDrainBytes) req.destroy();
         return;
       }
-      chunks.push(chunk);
+      if (size > limit) refuse();
+      else chunks.push(chunk);
     });
     req.on('end', () => {
-      if (tooLarge) reject(entityTooLarge(limit));
-      else resolve(Buffer.concat(chunks));
+      if (!tooLarge) resolve(Buffer.concat(chunks));
     });
     req.on('error', reject);
   });
