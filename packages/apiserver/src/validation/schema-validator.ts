@@ -101,7 +101,9 @@ export class CrdSchemaValidator {
     try {
       this.check = ajv.compile(converted);
     } catch (cause) {
-      throw new SchemaCompileError('<root>', cause instanceof Error ? cause.message : String(cause), { cause });
+      // Ajv compiles recursively: a schema nested a few hundred levels deep overflows the stack.
+      const detail = cause instanceof RangeError ? 'the schema is nested too deeply to compile' : cause instanceof Error ? cause.message : String(cause);
+      throw new SchemaCompileError('<root>', detail, { cause });
     } finally {
       // The compiled function keeps working; dropping Ajv's cache entry keeps CRD churn from leaking memory.
       ajv.removeSchema(converted);
