@@ -262,4 +262,47 @@ describe('hostile input', () => {
       assert.match(answer.body, /Request entity too large: limit is 3145728/);
     });
   });
+
+  describe('forged and huge resourceVersions', () => {
+    const cms = '/api/v1/namespaces/default/configmaps';
+    const token = (rv: unknown): string => Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: 'a' })).toString('base64url');
+
+    test('a continue token with an rv beyond 2^53-1, or one this server never reached, is 400, not echoed back', async () => {
+      for (const rv of [1e300, 2 ** 53, Number(server.resourceVersion()) + 1000]) {
+        const res = await call(server.url, 'GET', `${cms}?limit=1&continue=${token(rv)}`);
+        assert.equal(res.status, 400, `rv ${rv}: ${res.text}`);
+        assert.match(res.body.message, /continue key is not valid/);
+      }
+      const first = await call(server.url, 'GET', `${cms}?limit=1`);
+      const next = await call(server.url, 'GET', `${cms}?limit=1&continue=${first.body.metadata.continue}`);
+      assert.equal(next.status, 200, 'a token the server issued still works');
+    });
+
+    test('a list or watch resourceVersion that is not an exact integer is 400', async () => {
+      for (const rv of ['99999999999999999999999', '9007199254740993', '1e3', '-1', '12abc']) {
+        for (const query of [`resourceVersion=${rv}`, `watch=true&resourceVersion=${rv}`]) {
+          const res = await call(server.url, 'GET', `${cms}?${query}`);
+          assert.equal(res.status, 400, `${query}: ${res.text}`);
+          assert.match(res.body.message, new RegExp(`^resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": (invalid syntax|value out of range)`));
+        }
+      }
+      const largest = await call(server.url, 'GET', `${cms}?resourceVersion=9007199254740991`);
+      assert.equal(largest.status, 504, 'the largest exact one is merely newer than the server');
+      assert.match(largest.body.message, /Too large resource version: 9007199254740991,/);
+    });
+
+    test('a precondition or update resourceVersion that is not an exact integer is 400', async () => {
+      assert.equal((await call(server.url, 'POST', cms, { metadata: { name: 'preconditioned' } })).status, 201);
+      const huge = '99999999999999999999';
+      const deleted = await call(server.url, 'DELETE', `${cms}/preconditioned`, { preconditions: { resourceVersion: huge } });
+      assert.equal(deleted.status, 400, deleted.text);
+      assert.match(deleted.body.message, /^preconditions\.resourceVersion: Invalid value: "99999999999999999999"/);
+      const updated = await call(server.url, 'PUT', `${cms}/preconditioned`, { metadata: { name: 'preconditioned', resourceVersion: '1e300' } });
+      assert.equal(updated.status, 400, updated.text);
+      assert.match(updated.body.message, /^metadata\.resourceVersion: Invalid value: "1e300"/);
+      const patched = await call(server.url, 'PATCH', `${cms}/preconditioned`, { metadata: { resourceVersion: huge } }, { contentType: 'application/merge-patch+json' });
+      assert.equal(patched.status, 400, patched.text);
+      assert.equal((await call(server.url, 'GET', `${cms}/preconditioned`)).status, 200, 'nothing was deleted');
+    });
+  });
 });

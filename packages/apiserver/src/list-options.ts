@@ -6,6 +6,7 @@
 import { FieldSelector, LabelSelector, isSelectorError } from '@kubeloop/resource';
 import { decodeContinueToken } from './continue-token.js';
 import type { ContinueToken } from './continue-token.js';
+import { parseResourceVersionText } from './resource-version.js';
 import type { ResourceType } from './resource-type.js';
 import { badRequest, forbiddenValue, invalid, unsupportedValue } from './status-error.js';
 import type { FieldProblem, StatusError } from './status-error.js';
@@ -45,9 +46,7 @@ function parseInt64(name: string, text: string): number {
 
 /** Parses a resourceVersion parameter: undefined for '', else a non-negative integer; 400 otherwise. */
 export function parseResourceVersion(text: string): number | undefined {
-  if (text === '') return undefined;
-  if (!/^\d+$/.test(text)) throw badRequest(`resourceVersion: Invalid value: ${JSON.stringify(text)}: strconv.ParseUint: parsing ${JSON.stringify(text)}: invalid syntax`);
-  return Number(text);
+  return text === '' ? undefined : parseResourceVersionText('resourceVersion', text);
 }
 
 function selectableFields(type: ResourceType): string[] {

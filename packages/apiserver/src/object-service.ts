@@ -42,6 +42,7 @@ import { acceptedPatchTypes, patchMediaTypes } from './patch-media-types.js';
 import { parseJsonRequest, parseYamlRequest } from './request-body.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, isPatchError } from './patch/index.js';
 import type { ResourceRegistry } from './resource-registry.js';
+import { parseResourceVersionText } from './resource-version.js';
 import { apiVersionOf, storeKeyOf } from './resource-type.js';
 import type { FieldValidation, ResourceType } from './resource-type.js';
 import {
@@ -200,6 +201,8 @@ export class ObjectService {
       }
     }
     const token = opts.continueToken;
+    // Only tokens this server issued: their resourceVersion is one it has reached.
+    if (token && token.rv > current) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
     const listRv = token ? token.rv : current;
     const keys = this.#store.sortedKeys(storeKey);
     const prefix = namespace !== undefined ? `${namespace}/` : undefined;
@@ -360,6 +363,7 @@ export class ObjectService {
 
       const obj = this.#prepareBody(type, version, patched, namespace, name);
       const rv = obj.metadata.resourceVersion;
+      if (rv) parseResourceVersionText('metadata.resourceVersion', rv);
       if (rv && rv !== existing.object.metadata.resourceVersion) throw staleConflict(type, name);
       keepManagedFields(obj, existing.object);
       const decoded = this.#decode(type, version, obj, opts.fieldValidation, duplicateFields);
@@ -394,8 +398,9 @@ export class ObjectService {
       if (requireResourceVersion && !type.allowUnconditionalUpdate) {
         throw invalid(type, name, [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }]);
       }
-    } else if (rv !== old.metadata.resourceVersion) {
-      throw staleConflict(type, name);
+    } else {
+      parseResourceVersionText('metadata.resourceVersion', rv);
+      if (rv !== old.metadata.resourceVersion) throw staleConflict(type, name);
     }
     if (input.metadata.uid && input.metadata.uid !== old.metadata.uid) {
       throw conflict(type, name, `Precondition failed: UID in precondition: ${input.metadata.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
@@ -463,6 +468,7 @@ export class ObjectService {
       if (pre?.uid && pre.uid !== meta.uid) {
         throw conflict(type, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
       }
+      if (pre?.resourceVersion) parseResourceVersionText('preconditions.resourceVersion', pre.resourceVersion);
       if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
         throw conflict(type, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`);
       }
