@@ -12,6 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import type { KubeObject } from '@kubeloop/resource';
 import { configMapType, eventType, leaseType, namespaceType, secretType } from './builtin-resources.js';
 import { crdType } from './crd-resource.js';
+import { AllowedHosts, isLoopbackHost } from './browser-guard.js';
 import { FaultInjector } from './faults.js';
 import { GarbageCollector } from './garbage-collector.js';
 import type { Faults } from './faults.js';
@@ -30,8 +31,16 @@ import { WatchHub } from './watch-hub.js';
 export interface ApiServerOptions {
   /** TCP port. Default 0 (any free port). */
   port?: number;
-  /** Interface to bind. Default `127.0.0.1`. */
+  /**
+   * Interface to bind. Default `127.0.0.1`. Binding anything else (`0.0.0.0`, a LAN address)
+   * exposes an unauthenticated server: a warning is written to stderr (`process.emitWarning`).
+   */
   host?: string;
+  /**
+   * Host names, besides IP addresses, `localhost` and `host`, that requests may be addressed to
+   * (the `Host` header); others are 403, which keeps DNS-rebinding web pages out. Default none.
+   */
+  allowedHosts?: readonly string[];
   /**
    * Directory of the write-ahead log. Default: none (memory only). The server locks it (file
    * `lock`): a second server on the same directory fails to start with a `DataDirLockedError`.
@@ -205,6 +214,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   }
 
   let address = '';
+  const host = options.host ?? '127.0.0.1';
   const faults = new FaultInjector({ dropWatches: (mode) => hub.dropAll(mode), forgetHistory: () => store.forgetHistory() });
   const handler = new RequestHandler({
     registry,
@@ -214,12 +224,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     openapi: new OpenApiDocuments(registry),
     faults,
     maxBodyBytes,
+    allowedHosts: new AllowedHosts([host, ...(options.allowedHosts ?? [])]),
     serverAddress: () => address,
     logger,
   });
   const server = createServer((req, res) => handler.handle(req, res));
   server.keepAliveTimeout = 30_000;
-  const host = options.host ?? '127.0.0.1';
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -233,6 +243,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     await store.closeLog();
     await lock?.release();
     throw err;
+  }
+  if (!isLoopbackHost(host)) {
+    process.emitWarning(
+      `kubeloop-apiserver listens on ${host}, which other machines can reach: it has no authentication, anyone who can connect can read and write every object`,
+      { code: 'KUBELOOP_APISERVER_EXPOSED' },
+    );
   }
   const port = (server.address() as AddressInfo).port;
   address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;

@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { request } from 'node:http';
 import { call, waitFor } from './testing/test-client.js';
 
 // Runs from `dist/cli.test.js` (cli.js beside it) or from sources under tsx (cli.ts beside it).
@@ -40,6 +41,33 @@ describe('kubeloop-apiserver CLI', () => {
     assert.match(kubeconfig, /insecure-skip-tls-verify: true/);
     assert.match(kubeconfig, /token: /);
     assert.equal((await call(url, 'GET', '/api/v1/namespaces/default')).status, 200);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  });
+
+  test('--allowed-host adds a host name requests may be addressed to; others are 403', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeloop-cli-'));
+    dirs.push(dir);
+    const child = spawn(process.execPath, [...nodeArgs, cliPath, '--port', '0', '--kubeconfig-out', join(dir, 'kc.yaml'), '--allowed-host', 'dev.example'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stdout = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await waitFor(() => stdout.includes('\n'), { timeoutMs: 15_000, message: 'listening line' });
+    const url = new URL(/listening on (\S+)/.exec(stdout)?.[1] ?? '');
+    const statusFor = (host: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, path: '/api/v1/namespaces', headers: { host: `${host}:${url.port}` }, setHost: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    assert.equal(await statusFor('dev.example'), 200);
+    assert.equal(await statusFor('other.example'), 403);
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
   });

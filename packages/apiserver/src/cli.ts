@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `kubeloop-apiserver [--port N] [--host H] [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never]`
+ * `kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never]`
  *
  * Starts the embedded API server, writes its kubeconfig (default `./kubeloop.kubeconfig`),
  * prints exactly one line `kubeloop-apiserver listening on <url>` and runs until SIGINT/SIGTERM.
@@ -11,15 +11,26 @@ import { KubeloopError } from '@kubeloop/resource';
 import { startApiServer } from './api-server.js';
 import type { ApiServerOptions } from './api-server.js';
 
-const usage = 'usage: kubeloop-apiserver [--port N] [--host H] [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never]';
+const usage =
+  'usage: kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never]';
 
 async function main(): Promise<void> {
-  let values: { port?: string; host?: string; 'data-dir'?: string; repair?: boolean; 'kubeconfig-out'?: string; fsync?: string; help?: boolean };
+  let values: {
+    port?: string;
+    host?: string;
+    'allowed-host'?: string[];
+    'data-dir'?: string;
+    repair?: boolean;
+    'kubeconfig-out'?: string;
+    fsync?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
         'data-dir': { type: 'string' },
         repair: { type: 'boolean' },
         'kubeconfig-out': { type: 'string' },
@@ -46,6 +57,7 @@ async function main(): Promise<void> {
     options.port = port;
   }
   if (values.host !== undefined) options.host = values.host;
+  if (values['allowed-host'] !== undefined) options.allowedHosts = values['allowed-host'];
   if (values['data-dir'] !== undefined) options.dataDir = resolve(values['data-dir']);
   if (values.repair === true) {
     if (options.dataDir === undefined) {

@@ -305,4 +305,66 @@ describe('hostile input', () => {
       assert.equal((await call(server.url, 'GET', `${cms}/preconditioned`)).status, 200, 'nothing was deleted');
     });
   });
+
+  describe('requests from web pages', () => {
+    const cms = '/api/v1/namespaces/default/configmaps';
+
+    /** A request with exactly these headers (`fetch` would add or refuse some). */
+    const raw = (baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> => {
+      const url = new URL(baseUrl);
+      return new Promise((resolve, reject) => {
+        const sent = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+        const req = request({ host: url.hostname, port: url.port, method, path, headers: sent, setHost: headers['host'] === undefined }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    };
+    const exists = async (name: string): Promise<boolean> => (await call(server.url, 'GET', `${cms}/${name}`)).status === 200;
+
+    test('a write whose body has no Content-Type is 415, not parsed as JSON', async () => {
+      const res = await raw(server.url, 'POST', cms, {}, '{"metadata":{"name":"no-content-type"}}');
+      assert.equal(res.status, 415, res.body);
+      assert.equal(await exists('no-content-type'), false);
+      assert.equal((await call(server.url, 'POST', cms, { metadata: { name: 'deletable' } })).status, 201);
+      const del = await raw(server.url, 'DELETE', `${cms}/deletable`, {}, '{"propagationPolicy":"Background"}');
+      assert.equal(del.status, 415, del.body);
+      assert.equal((await raw(server.url, 'DELETE', `${cms}/deletable`, {})).status, 200, 'a delete without a body needs no Content-Type');
+    });
+
+    test('a cross-origin or cross-site browser request is 403 and changes nothing; a same-origin one is served', async () => {
+      const body = '{"metadata":{"name":"from-a-page"}}';
+      const pageHeaders: Record<string, string>[] = [{ origin: 'http://evil.example' }, { origin: 'null' }, { origin: `https://${new URL(server.url).host}` }, { 'sec-fetch-site': 'cross-site' }];
+      for (const headers of pageHeaders) {
+        const res = await raw(server.url, 'POST', cms, { 'content-type': 'application/json', ...headers }, body);
+        assert.equal(res.status, 403, `${JSON.stringify(headers)}: ${res.body}`);
+        assert.equal(JSON.parse(res.body).reason, 'Forbidden');
+      }
+      assert.equal(await exists('from-a-page'), false);
+      const same = await raw(server.url, 'POST', cms, { 'content-type': 'application/json', origin: server.url, 'sec-fetch-site': 'same-origin' }, body);
+      assert.equal(same.status, 201, same.body);
+    });
+
+    test('a Host that is not an IP address, localhost or an allowed host is 403 (DNS rebinding)', async () => {
+      const port = new URL(server.url).port;
+      const rebound = await raw(server.url, 'GET', cms, { host: `attacker.example:${port}` });
+      assert.equal(rebound.status, 403, rebound.body);
+      assert.match(JSON.parse(rebound.body).message, /the Host "attacker\.example:\d+" is not one this server answers to/);
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, `192.168.1.20:${port}`]) {
+        assert.equal((await raw(server.url, 'GET', cms, { host })).status, 200, host);
+      }
+
+      const withExtra = await startApiServer({ allowedHosts: ['dev.example'] });
+      try {
+        const extraPort = new URL(withExtra.url).port;
+        assert.equal((await raw(withExtra.url, 'GET', cms, { host: `dev.example:${extraPort}` })).status, 200);
+        assert.equal((await raw(withExtra.url, 'GET', cms, { host: `other.example:${extraPort}` })).status, 403);
+      } finally {
+        await withExtra.stop();
+      }
+    });
+  });
 });

@@ -101,7 +101,8 @@ export function decodeObjectBody(body: Buffer, mediaType: string, kind: string, 
     return { value, duplicateFields: [] };
   }
   const text = body.toString('utf8');
-  if (mediaType === '' || mediaType === 'application/json' || mediaType === '*/*') {
+  // No Content-Type is not JSON: a web page can send a body without one and without a CORS preflight.
+  if (mediaType === 'application/json' || mediaType === '*/*') {
     return parseJsonRequest(text, findDuplicates, (problem) => badRequest(`${unrecognized}: couldn't get version/kind; json parse error: ${problem}`));
   }
   if (mediaType === 'application/yaml' || mediaType === 'application/x-yaml' || mediaType === 'text/yaml') {
