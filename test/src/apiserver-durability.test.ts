@@ -38,6 +38,20 @@ describe('kubeloop-apiserver durability', { timeout: 120_000 }, () => {
     return p;
   }
 
+  /** Starts the CLI on `dataDir` expecting it to exit 1 before listening; returns what it printed. */
+  async function startRefused(dataDir: string, why: string): Promise<string> {
+    const refused = await ApiServerProcess.start({ dataDir }).then(
+      (p) => {
+        processes.push(p);
+        return undefined;
+      },
+      (err: unknown) => String(err),
+    );
+    assert.ok(refused !== undefined, why);
+    assert.match(refused, /"code":1/);
+    return refused;
+  }
+
   // Every policy promises survival of a process crash (they differ on power loss only).
   for (const fsync of ['always', 'batch', 'never'] as const) {
     test(`with --fsync ${fsync} every acknowledged write survives a SIGKILL in the middle of concurrent writes`, async () => {
@@ -124,15 +138,7 @@ describe('kubeloop-apiserver durability', { timeout: 120_000 }, () => {
   test('a second kubeloop-apiserver on the same --data-dir exits with a message naming the first one; after a SIGKILL of the first it starts', async () => {
     const dataDir = join(await temp.make('locked'), 'data');
     const first = await start(dataDir);
-    const refused = await ApiServerProcess.start({ dataDir }).then(
-      (p) => {
-        processes.push(p);
-        return undefined;
-      },
-      (err: unknown) => String(err),
-    );
-    assert.ok(refused !== undefined, 'two servers must not share a data directory');
-    assert.match(refused, /"code":1/);
+    const refused = await startRefused(dataDir, 'two servers must not share a data directory');
     assert.match(refused, new RegExp(`data directory is in use by another kubeloop-apiserver \\(pid ${first.pid} on `));
     assert.equal((await rawRequest(first.url, 'POST', configMaps, { body: { metadata: { name: 'still-serving' } } })).status, 201);
 
@@ -154,15 +160,7 @@ describe('kubeloop-apiserver durability', { timeout: 120_000 }, () => {
     bytes[at] = bytes[at] === 0x41 ? 0x42 : 0x41;
     await writeFile(log, bytes);
 
-    const refused = await ApiServerProcess.start({ dataDir }).then(
-      (p) => {
-        processes.push(p);
-        return undefined;
-      },
-      (err: unknown) => String(err),
-    );
-    assert.ok(refused !== undefined, 'the server must not start on a damaged log');
-    assert.match(refused, /"code":1/);
+    const refused = await startRefused(dataDir, 'the server must not start on a damaged log');
     assert.match(refused, /is corrupt at byte \d+ \(record \d+: .+\) and \d+ intact records follow it; refusing to start/);
     assert.doesNotMatch(refused, /\n\s+at /, 'a clear message, not a stack trace');
 

@@ -21,18 +21,22 @@ describe('kubeloop-apiserver CLI', () => {
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
 
-  test('prints one listening line, writes the kubeconfig, serves, and exits 0 on SIGTERM', async () => {
+  /** Starts the CLI with `args` (after `--port 0 --kubeconfig-out <dir>/kc.yaml`) and waits for its first line. */
+  async function startCli(args: (dir: string) => string[]): Promise<{ dir: string; stdout: string; child: ChildProcess; exited: Promise<number | null> }> {
     const dir = await mkdtemp(join(tmpdir(), 'kubeloop-cli-'));
     dirs.push(dir);
-    const kubeconfigPath = join(dir, 'kc.yaml');
-    const child = spawn(process.execPath, [...nodeArgs, cliPath, '--port', '0', '--kubeconfig-out', kubeconfigPath, '--data-dir', join(dir, 'data')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, [...nodeArgs, cliPath, '--port', '0', '--kubeconfig-out', join(dir, 'kc.yaml'), ...args(dir)], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let stdout = '';
     child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     await waitFor(() => stdout.includes('\n'), { timeoutMs: 15_000, message: 'listening line' });
+    return { dir, stdout, child, exited };
+  }
+
+  test('prints one listening line, writes the kubeconfig, serves, and exits 0 on SIGTERM', async () => {
+    const { dir, stdout, child, exited } = await startCli((d) => ['--data-dir', join(d, 'data')]);
+    const kubeconfigPath = join(dir, 'kc.yaml');
     const match = /^kubeloop-apiserver listening on (http:\/\/127\.0\.0\.1:\d+)\n$/.exec(stdout);
     assert.ok(match, `unexpected output: ${JSON.stringify(stdout)}`);
     const url = match[1]!;
@@ -46,16 +50,7 @@ describe('kubeloop-apiserver CLI', () => {
   });
 
   test('--allowed-host adds a host name requests may be addressed to; others are 403', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'kubeloop-cli-'));
-    dirs.push(dir);
-    const child = spawn(process.execPath, [...nodeArgs, cliPath, '--port', '0', '--kubeconfig-out', join(dir, 'kc.yaml'), '--allowed-host', 'dev.example'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let stdout = '';
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await waitFor(() => stdout.includes('\n'), { timeoutMs: 15_000, message: 'listening line' });
+    const { stdout, child, exited } = await startCli(() => ['--allowed-host', 'dev.example']);
     const url = new URL(/listening on (\S+)/.exec(stdout)?.[1] ?? '');
     const statusFor = (host: string): Promise<number> =>
       new Promise((resolve, reject) => {

@@ -35,6 +35,20 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<voi
   }
 }
 
+/** A log of four records whose second one has a flipped byte: damage with two intact records after it. */
+async function damagedLog(): Promise<{ dir: string; path: string; bytes: Buffer; second: number }> {
+  const dir = await tempDir();
+  const { log } = await WriteAheadLog.open(dir, { fsync: 'never' });
+  for (const rv of [1, 2, 3, 4]) await log.append(put(rv));
+  await log.close();
+  const path = join(dir, walFileName);
+  const bytes = await readFile(path);
+  const second = encodeRecord(put(1)).length;
+  bytes[bytes.indexOf('cm-2', second)] = 'X'.charCodeAt(0);
+  await writeFile(path, bytes);
+  return { dir, path, bytes, second };
+}
+
 describe('WriteAheadLog', () => {
   test('starts empty in a new directory, creating it', async () => {
     const dir = join(await tempDir(), 'nested', 'data');
@@ -125,15 +139,7 @@ describe('WriteAheadLog', () => {
   });
 
   test('refuses to open a log with a bad record followed by intact ones, naming its offset and record, and leaves the file as it was', async () => {
-    const dir = await tempDir();
-    const { log } = await WriteAheadLog.open(dir, { fsync: 'never' });
-    for (const rv of [1, 2, 3, 4]) await log.append(put(rv));
-    await log.close();
-    const path = join(dir, walFileName);
-    const bytes = await readFile(path);
-    const second = encodeRecord(put(1)).length;
-    bytes[bytes.indexOf('cm-2', second)] = 'X'.charCodeAt(0);
-    await writeFile(path, bytes);
+    const { dir, path, bytes, second } = await damagedLog();
 
     await assert.rejects(WriteAheadLog.open(dir, { fsync: 'never' }), (err: unknown) => {
       assert.ok(isWalCorruptionError(err));
@@ -150,15 +156,7 @@ describe('WriteAheadLog', () => {
   });
 
   test('with repair, keeps the records before a bad one, saves and drops the rest, and reports how many and which resourceVersions', async () => {
-    const dir = await tempDir();
-    const { log } = await WriteAheadLog.open(dir, { fsync: 'never' });
-    for (const rv of [1, 2, 3, 4]) await log.append(put(rv));
-    await log.close();
-    const path = join(dir, walFileName);
-    const bytes = await readFile(path);
-    const second = encodeRecord(put(1)).length;
-    bytes[bytes.indexOf('cm-2', second)] = 'X'.charCodeAt(0);
-    await writeFile(path, bytes);
+    const { dir, bytes, second } = await damagedLog();
 
     const opened = await WriteAheadLog.open(dir, { fsync: 'never', repair: true });
     await opened.log.close();
