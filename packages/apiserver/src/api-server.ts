@@ -207,10 +207,21 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   // After the replay: dependents left dangling by a stop are collected now, through the log.
   collector.start();
 
-  for (const name of immortalNamespaces) {
-    if (!store.get(storeKeyOf(namespaceType), name)) {
-      await service.create(namespaceType, 'v1', undefined, { metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
+  const abandon = async (): Promise<void> => {
+    await collector.stop();
+    await store.closeLog();
+    await lock?.release();
+  };
+  try {
+    for (const name of immortalNamespaces) {
+      if (!store.get(storeKeyOf(namespaceType), name)) {
+        await service.create(namespaceType, 'v1', undefined, { metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
+      }
     }
+  } catch (err) {
+    // A refused write (disk full) must not leave the data directory locked by a server that never ran.
+    await abandon();
+    throw err;
   }
 
   let address = '';
@@ -239,9 +250,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       });
     });
   } catch (err) {
-    await collector.stop();
-    await store.closeLog();
-    await lock?.release();
+    await abandon();
     throw err;
   }
   if (!isLoopbackHost(host)) {
