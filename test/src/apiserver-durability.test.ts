@@ -6,7 +6,7 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, truncate } from 'node:fs/promises';
+import { readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiServerProcess } from './support/api-server-process.js';
 import { rawRequest } from './support/raw-api.js';
@@ -32,10 +32,24 @@ describe('kubeloop-apiserver durability', { timeout: 120_000 }, () => {
     await temp.removeAll();
   });
 
-  async function start(dataDir: string, fsync?: 'always' | 'batch' | 'never'): Promise<ApiServerProcess> {
-    const p = await ApiServerProcess.start(fsync === undefined ? { dataDir } : { dataDir, fsync });
+  async function start(dataDir: string, fsync?: 'always' | 'batch' | 'never', repair = false): Promise<ApiServerProcess> {
+    const p = await ApiServerProcess.start({ dataDir, repair, ...(fsync !== undefined && { fsync }) });
     processes.push(p);
     return p;
+  }
+
+  /** Starts the CLI on `dataDir` expecting it to exit 1 before listening; returns what it printed. */
+  async function startRefused(dataDir: string, why: string): Promise<string> {
+    const refused = await ApiServerProcess.start({ dataDir }).then(
+      (p) => {
+        processes.push(p);
+        return undefined;
+      },
+      (err: unknown) => String(err),
+    );
+    assert.ok(refused !== undefined, why);
+    assert.match(refused, /"code":1/);
+    return refused;
   }
 
   // Every policy promises survival of a process crash (they differ on power loss only).
@@ -120,6 +134,42 @@ describe('kubeloop-apiserver durability', { timeout: 120_000 }, () => {
       await second.kill('SIGTERM');
     });
   }
+
+  test('a second kubeloop-apiserver on the same --data-dir exits with a message naming the first one; after a SIGKILL of the first it starts', async () => {
+    const dataDir = join(await temp.make('locked'), 'data');
+    const first = await start(dataDir);
+    const refused = await startRefused(dataDir, 'two servers must not share a data directory');
+    assert.match(refused, new RegExp(`data directory is in use by another kubeloop-apiserver \\(pid ${first.pid} on `));
+    assert.equal((await rawRequest(first.url, 'POST', configMaps, { body: { metadata: { name: 'still-serving' } } })).status, 201);
+
+    // A crash leaves the lock file behind: it is stale, and the next server takes it over.
+    await first.kill('SIGKILL');
+    const second = await start(dataDir);
+    assert.equal((await rawRequest(second.url, 'GET', `${configMaps}/still-serving`)).status, 200);
+    await second.kill('SIGTERM');
+  });
+
+  test('a log damaged in the middle stops the CLI with a message naming the byte and record; --repair starts on the valid prefix', async () => {
+    const dataDir = join(await temp.make('mid-log-damage'), 'data');
+    const first = await start(dataDir);
+    for (let i = 0; i < 100; i++) assert.equal((await rawRequest(first.url, 'POST', configMaps, { body: { metadata: { name: `cm-${i}` } } })).status, 201);
+    await first.kill('SIGTERM');
+    const log = join(dataDir, 'wal.log');
+    const bytes = await readFile(log);
+    const at = Math.floor(bytes.length / 10);
+    bytes[at] = bytes[at] === 0x41 ? 0x42 : 0x41;
+    await writeFile(log, bytes);
+
+    const refused = await startRefused(dataDir, 'the server must not start on a damaged log');
+    assert.match(refused, /is corrupt at byte \d+ \(record \d+: .+\) and \d+ intact records follow it; refusing to start/);
+    assert.doesNotMatch(refused, /\n\s+at /, 'a clear message, not a stack trace');
+
+    const repaired = await start(dataDir, undefined, true);
+    assert.match(repaired.stderr, /repaired the write-ahead log/);
+    const names = (await rawRequest<{ items: ConfigMap[] }>(repaired.url, 'GET', configMaps)).body.items.length;
+    assert.ok(names > 0 && names < 100, `the valid prefix is served: ${names} objects`);
+    await repaired.kill('SIGTERM');
+  });
 
   test('a log whose last record was torn is reported, its valid prefix kept, and writes continue cleanly', async () => {
     const dataDir = join(await temp.make('torn-tail'), 'data');

@@ -12,6 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import type { KubeObject } from '@kubeloop/resource';
 import { configMapType, eventType, leaseType, namespaceType, secretType } from './builtin-resources.js';
 import { crdType } from './crd-resource.js';
+import { AllowedHosts, isLoopbackHost } from './browser-guard.js';
 import { FaultInjector } from './faults.js';
 import { GarbageCollector } from './garbage-collector.js';
 import type { Faults } from './faults.js';
@@ -19,8 +20,8 @@ import { kubeconfigFor } from './kubeconfig.js';
 import { ObjectService, immortalNamespaces } from './object-service.js';
 import { ObjectStore, counterLogKey, parseLogKey } from './object-store.js';
 import { OpenApiDocuments } from './openapi.js';
-import { WriteAheadLog } from './persistence/index.js';
-import type { WalRecord } from './persistence/index.js';
+import { DataDirLock, WriteAheadLog } from './persistence/index.js';
+import type { WalRecord, WriteAheadLogOpenResult } from './persistence/index.js';
 import { RequestHandler } from './request-handler.js';
 import { ResourceRegistry } from './resource-registry.js';
 import { storeKeyOf } from './resource-type.js';
@@ -30,16 +31,44 @@ import { WatchHub } from './watch-hub.js';
 export interface ApiServerOptions {
   /** TCP port. Default 0 (any free port). */
   port?: number;
-  /** Interface to bind. Default `127.0.0.1`. */
+  /**
+   * Interface to bind. Default `127.0.0.1`. Binding anything else (`0.0.0.0`, a LAN address)
+   * exposes an unauthenticated server: a warning is written to stderr (`process.emitWarning`).
+   */
   host?: string;
-  /** Directory of the write-ahead log. Default: none (memory only). */
+  /**
+   * Host names, besides IP addresses, `localhost` and `host`, that requests may be addressed to
+   * (the `Host` header); others are 403, which keeps DNS-rebinding web pages out. Default none.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Directory of the write-ahead log. Default: none (memory only). The server locks it (file
+   * `lock`): a second server on the same directory fails to start with a `DataDirLockedError`.
+   */
   dataDir?: string;
   /** Changes kept per resource type for watch resume; older resumes get 410. Default 10000. */
   historyWindow?: number;
+  /**
+   * Bytes of object JSON (the new and the previous state of each change) that the watch history
+   * of all types together may keep; beyond it the oldest changes are forgotten and resumes from
+   * before them get 410. Default 64 MiB.
+   */
+  historyBytes?: number;
   /** Largest accepted request body in bytes; larger is 413. Default 3 MiB (as kube-apiserver). */
   maxBodyBytes?: number;
   /** With `dataDir`: when a write is durable before it is answered (see README). Default `'always'`. */
   fsync?: 'always' | 'batch' | 'never';
+  /**
+   * With `dataDir`: the log is compacted (rewritten as the live objects) once it is at least this
+   * large and at least twice the size of those objects. Default 64 MiB.
+   */
+  compactAfterBytes?: number;
+  /**
+   * With `dataDir`: when the log has a bad record with intact records after it (damage, not a torn
+   * tail), keep the records before it, drop the rest and report what was dropped to `logger`,
+   * instead of refusing to start with a `WalCorruptionError`. Default false.
+   */
+  repair?: boolean;
   /**
    * Bytes queued for one watch connection and not yet taken by its socket beyond which the watcher
    * is too slow: its stream ends cleanly after what is queued (the client re-watches from the last
@@ -67,6 +96,7 @@ export interface ApiServer {
 }
 
 const defaultMaxBodyBytes = 3 * 1024 * 1024;
+const defaultHistoryBytes = 64 * 1024 * 1024;
 
 /** The state rebuilt from a write-ahead log. */
 interface Replayed {
@@ -86,11 +116,48 @@ function replay(records: readonly WalRecord[]): Replayed {
   return { objects, maxRv };
 }
 
+const emptyReplay: Replayed = { objects: new Map(), maxRv: 0 };
+
+/** Locks the data directory, opens and replays its log, and reports any damage cut off. */
+async function openDataDir(dataDir: string, options: ApiServerOptions, logger: (line: string) => void): Promise<{ log: WriteAheadLog; replayed: Replayed; lock: DataDirLock }> {
+  const lock = await DataDirLock.acquire(dataDir);
+  let opened: WriteAheadLogOpenResult;
+  try {
+    opened = await WriteAheadLog.open(dataDir, {
+      fsync: options.fsync ?? 'always',
+      ...(options.compactAfterBytes !== undefined && { compactAfterBytes: options.compactAfterBytes }),
+      repair: options.repair ?? false,
+    });
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  const damage = opened.corruption;
+  if (damage?.kind === 'torn-tail') {
+    logger(
+      `kubeloop-apiserver: write-ahead log in ${dataDir} ends in a corrupt or torn record at byte ${damage.offset} (${damage.reason}); ` +
+        `kept the ${opened.records.length} valid records before it, saved the rest to ${damage.savedTo}`,
+    );
+  } else if (damage?.kind === 'repaired') {
+    logger(
+      `kubeloop-apiserver: repaired the write-ahead log in ${dataDir}: record ${damage.recordIndex + 1} at byte ${damage.offset} is corrupt (${damage.reason}); ` +
+        `kept the ${opened.records.length} records before it, dropped ${damage.droppedBytes} bytes holding ${damage.droppedRecords} intact records ` +
+        `(resourceVersions up to ${damage.droppedMaxRv}; new writes continue after it), saved to ${damage.savedTo}`,
+    );
+  }
+  const replayed = replay(opened.records);
+  // Clients may have seen the dropped resourceVersions: never hand them out again.
+  const maxRv = Math.max(replayed.maxRv, damage?.droppedMaxRv ?? 0);
+  return { log: opened.log, replayed: { ...replayed, maxRv }, lock };
+}
+
 /** Starts a server; resolves once it listens. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const logger = options.logger ?? ((): void => undefined);
   const historyWindow = options.historyWindow ?? 10_000;
   if (!Number.isInteger(historyWindow) || historyWindow < 1) throw new RangeError(`historyWindow must be a positive integer, got ${historyWindow}`);
+  const historyBytes = options.historyBytes ?? defaultHistoryBytes;
+  if (!Number.isInteger(historyBytes) || historyBytes < 1) throw new RangeError(`historyBytes must be a positive integer, got ${historyBytes}`);
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const maxWatchBufferBytes = options.maxWatchBufferBytes;
   if (maxWatchBufferBytes !== undefined && !(Number.isInteger(maxWatchBufferBytes) && maxWatchBufferBytes > 0)) {
@@ -99,21 +166,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const registry = new ResourceRegistry();
   for (const type of [namespaceType, configMapType, secretType, eventType, leaseType, crdType]) registry.add(type);
 
-  let log: WriteAheadLog | undefined;
-  let replayed: Replayed = { objects: new Map(), maxRv: 0 };
-  if (options.dataDir !== undefined) {
-    const opened = await WriteAheadLog.open(options.dataDir, { fsync: options.fsync ?? 'always' });
-    log = opened.log;
-    if (opened.corruption) {
-      logger(
-        `kubeloop-apiserver: write-ahead log in ${options.dataDir} ends in a corrupt or torn record at byte ${opened.corruption.offset} (${opened.corruption.reason}); ` +
-          `kept the ${opened.records.length} valid records before it, saved the rest to ${opened.corruption.savedTo}`,
-      );
-    }
-    replayed = replay(opened.records);
-  }
+  const { log, replayed, lock } = options.dataDir !== undefined ? await openDataDir(options.dataDir, options, logger) : { replayed: emptyReplay };
 
-  const store = new ObjectStore({ historyWindow, initialResourceVersion: replayed.maxRv });
+  const store = new ObjectStore({ historyWindow, historyBytes, initialResourceVersion: replayed.maxRv, logger });
   for (const type of registry.all()) store.ensureTable(storeKeyOf(type));
   const hub = new WatchHub(() => store.resourceVersion, { maxBufferedBytes: maxWatchBufferBytes });
   // The listener and type hooks first run on a write, after `collector` below exists.
@@ -152,13 +207,25 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   // After the replay: dependents left dangling by a stop are collected now, through the log.
   collector.start();
 
-  for (const name of immortalNamespaces) {
-    if (!store.get(storeKeyOf(namespaceType), name)) {
-      await service.create(namespaceType, 'v1', undefined, { metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
+  const abandon = async (): Promise<void> => {
+    await collector.stop();
+    await store.closeLog();
+    await lock?.release();
+  };
+  try {
+    for (const name of immortalNamespaces) {
+      if (!store.get(storeKeyOf(namespaceType), name)) {
+        await service.create(namespaceType, 'v1', undefined, { metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
+      }
     }
+  } catch (err) {
+    // A refused write (disk full) must not leave the data directory locked by a server that never ran.
+    await abandon();
+    throw err;
   }
 
   let address = '';
+  const host = options.host ?? '127.0.0.1';
   const faults = new FaultInjector({ dropWatches: (mode) => hub.dropAll(mode), forgetHistory: () => store.forgetHistory() });
   const handler = new RequestHandler({
     registry,
@@ -168,12 +235,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     openapi: new OpenApiDocuments(registry),
     faults,
     maxBodyBytes,
+    allowedHosts: new AllowedHosts([host, ...(options.allowedHosts ?? [])]),
     serverAddress: () => address,
     logger,
   });
   const server = createServer((req, res) => handler.handle(req, res));
   server.keepAliveTimeout = 30_000;
-  const host = options.host ?? '127.0.0.1';
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -183,9 +250,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       });
     });
   } catch (err) {
-    await collector.stop();
-    await store.closeLog();
+    await abandon();
     throw err;
+  }
+  if (!isLoopbackHost(host)) {
+    process.emitWarning(
+      `kubeloop-apiserver listens on ${host}, which other machines can reach: it has no authentication, anyone who can connect can read and write every object`,
+      { code: 'KUBELOOP_APISERVER_EXPOSED' },
+    );
   }
   const port = (server.address() as AddressInfo).port;
   address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
@@ -208,6 +280,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         server.closeAllConnections();
         await closed;
         await store.closeLog();
+        await lock?.release();
       })();
       return stopping;
     },

@@ -66,7 +66,8 @@ const timePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2
  */
 export function checkShape(obj: Record<string, unknown>, shape: Readonly<Record<string, FieldShape>>, path: string, structName: string, unknown: string[]): string | undefined {
   for (const key of Object.keys(obj)) {
-    const fieldShape = shape[key];
+    // Own properties only: `constructor`, `toString`, `__proto__` are unknown fields, not Object.prototype's.
+    const fieldShape = Object.hasOwn(shape, key) ? shape[key] : undefined;
     const fieldPath = path ? `${path}.${key}` : key;
     if (fieldShape === undefined) {
       unknown.push(fieldPath);

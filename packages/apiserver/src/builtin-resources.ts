@@ -5,7 +5,7 @@
 import type { KubeObject } from '@kubeloop/resource';
 import { checkShape, decodeError, shapePropertiesSchema } from './builtin-decoding.js';
 import type { FieldShape } from './builtin-decoding.js';
-import { jsonEqual } from './json-value.js';
+import { jsonEqual, setOwn } from './json-value.js';
 import type { NameRule } from './name-validation.js';
 import { allVerbs } from './resource-type.js';
 import type { DecodeResult, ResourceType } from './resource-type.js';
@@ -158,7 +158,7 @@ function prepareSecret(obj: KubeObject): void {
   const stringData = obj.stringData as Record<string, string> | undefined;
   if (stringData) {
     const data = { ...((obj.data ?? {}) as Record<string, string>) };
-    for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(v, 'utf8').toString('base64');
+    for (const [k, v] of Object.entries(stringData)) setOwn(data, k, Buffer.from(v, 'utf8').toString('base64'));
     obj.data = data;
   }
   delete obj.stringData;

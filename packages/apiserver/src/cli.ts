@@ -1,25 +1,38 @@
 #!/usr/bin/env node
 /**
- * `kubeloop-apiserver [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--fsync always|batch|never]`
+ * `kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never]`
  *
  * Starts the embedded API server, writes its kubeconfig (default `./kubeloop.kubeconfig`),
  * prints exactly one line `kubeloop-apiserver listening on <url>` and runs until SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { KubeloopError } from '@kubeloop/resource';
 import { startApiServer } from './api-server.js';
 import type { ApiServerOptions } from './api-server.js';
 
-const usage = 'usage: kubeloop-apiserver [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--fsync always|batch|never]';
+const usage =
+  'usage: kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never]';
 
 async function main(): Promise<void> {
-  let values: { port?: string; host?: string; 'data-dir'?: string; 'kubeconfig-out'?: string; fsync?: string; help?: boolean };
+  let values: {
+    port?: string;
+    host?: string;
+    'allowed-host'?: string[];
+    'data-dir'?: string;
+    repair?: boolean;
+    'kubeconfig-out'?: string;
+    fsync?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
         'data-dir': { type: 'string' },
+        repair: { type: 'boolean' },
         'kubeconfig-out': { type: 'string' },
         fsync: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -44,7 +57,15 @@ async function main(): Promise<void> {
     options.port = port;
   }
   if (values.host !== undefined) options.host = values.host;
+  if (values['allowed-host'] !== undefined) options.allowedHosts = values['allowed-host'];
   if (values['data-dir'] !== undefined) options.dataDir = resolve(values['data-dir']);
+  if (values.repair === true) {
+    if (options.dataDir === undefined) {
+      process.stderr.write(`--repair needs --data-dir\n${usage}\n`);
+      process.exit(2);
+    }
+    options.repair = true;
+  }
   if (values.fsync !== undefined) {
     if (values.fsync !== 'always' && values.fsync !== 'batch' && values.fsync !== 'never') {
       process.stderr.write(`invalid --fsync ${values.fsync}\n${usage}\n`);
@@ -73,6 +94,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`kubeloop-apiserver: ${String((err as Error)?.stack ?? err)}\n`);
+  // Our own errors (a damaged log, a locked data directory) explain themselves: no stack trace.
+  const text = err instanceof KubeloopError ? err.message : String((err as Error)?.stack ?? err);
+  process.stderr.write(`kubeloop-apiserver: ${text}\n`);
   process.exit(1);
 });

@@ -27,7 +27,8 @@ export function decodeContinueToken(text: string): ContinueToken {
   }
   const t = parsed as { v?: unknown; rv?: unknown; start?: unknown };
   if (t.v !== 'meta.k8s.io/v1') throw badRequest('continue key is not valid: server does not recognize this encoded key');
-  if (typeof t.rv !== 'number' || !Number.isInteger(t.rv) || t.rv < 0) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  // A forged rv (1e300, beyond 2^53-1) would be echoed as the list's resourceVersion: refuse it.
+  if (typeof t.rv !== 'number' || !Number.isSafeInteger(t.rv) || t.rv < 0) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   if (typeof t.start !== 'string' || t.start === '') throw badRequest('continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');
   return { rv: t.rv, start: t.start };
 }

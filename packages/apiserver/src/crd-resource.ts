@@ -14,6 +14,8 @@ import type { DecodeResult, PrinterColumn, ResourceType } from './resource-type.
 import { invalidValue, requiredValue, unsupportedValue } from './status-error.js';
 import type { FieldProblem } from './status-error.js';
 import { isSchemaCompileError, schemaValidatorFor } from './crd-schema.js';
+import { forbiddenSchemaKeywords } from './validation/index.js';
+import type { SchemaCompileError } from './validation/index.js';
 import type { SchemaValidatorLike } from './crd-schema.js';
 import { createdAtPrinter, customResourcePrinter } from './table/table-printer.js';
 import type { TablePrinter } from './table/table-printer.js';
@@ -80,6 +82,14 @@ function statusFor(crd: KubeObject, previous: KubeObject | undefined): Record<st
   return { conditions, acceptedNames, storedVersions };
 }
 
+/** The 422 cause of a schema that does not compile, worded as kube-apiserver words it. */
+function schemaCompileProblem(field: string, err: SchemaCompileError): FieldProblem {
+  if (err.value !== undefined) return invalidValue(field, err.value, err.detail);
+  if (err.detail.startsWith('Required value')) return { reason: 'FieldValueRequired', message: err.detail, field };
+  if (err.detail.startsWith('Unsupported value')) return { reason: 'FieldValueNotSupported', message: err.detail, field };
+  return { reason: 'FieldValueInvalid', message: `Invalid value: ${err.detail}`, field };
+}
+
 function validateCrd(crd: KubeObject, old: KubeObject | undefined): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const spec = specOf(crd);
@@ -120,11 +130,14 @@ function validateCrd(crd: KubeObject, old: KubeObject | undefined): FieldProblem
     const schema = v.schema?.openAPIV3Schema;
     if (!schema || typeof schema !== 'object') problems.push(requiredValue(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
     else {
+      const schemaPath = `${path}.schema.openAPIV3Schema`;
+      const forbidden = forbiddenSchemaKeywords(schema, schemaPath);
+      problems.push(...forbidden);
       try {
-        schemaValidatorFor(`validate/${crd.metadata.name}/${v.name ?? i}/${JSON.stringify(schema).length}`, schema, { cache: false });
+        if (forbidden.length === 0) schemaValidatorFor(`validate/${crd.metadata.name}/${v.name ?? i}/${JSON.stringify(schema).length}`, schema, { cache: false });
       } catch (err) {
         if (!isSchemaCompileError(err)) throw err;
-        problems.push(invalidValue(`${path}.schema.openAPIV3Schema.${err.field}`, err.field, err.message));
+        problems.push(schemaCompileProblem(`${schemaPath}.${err.field}`, err));
       }
       if (schema.type !== 'object') problems.push(unsupportedValue(`${path}.schema.openAPIV3Schema.type`, schema.type ?? '', ['object']));
     }

@@ -6,9 +6,10 @@
 import { FieldSelector, LabelSelector, isSelectorError } from '@kubeloop/resource';
 import { decodeContinueToken } from './continue-token.js';
 import type { ContinueToken } from './continue-token.js';
+import { parseResourceVersionText } from './resource-version.js';
 import type { ResourceType } from './resource-type.js';
 import { badRequest, forbiddenValue, invalid, unsupportedValue } from './status-error.js';
-import type { FieldProblem } from './status-error.js';
+import type { FieldProblem, StatusError } from './status-error.js';
 
 /** Parsed list/watch parameters. */
 export interface ListOptions {
@@ -32,11 +33,20 @@ function parseBool(value: string | null): boolean | undefined {
   return value === 'true' || value === '1';
 }
 
+const maxInt64 = 2n ** 63n - 1n;
+
+/** Parses an integer query parameter as Go's `strconv.ParseInt(text, 10, 64)` does; 400 with Go's message otherwise. */
+function parseInt64(name: string, text: string): number {
+  const invalid = (why: string): StatusError => badRequest(`${name}: Invalid value: ${JSON.stringify(text)}: strconv.ParseInt: parsing ${JSON.stringify(text)}: ${why}`);
+  if (!/^[-+]?\d+$/.test(text)) throw invalid('invalid syntax');
+  const value = BigInt(text);
+  if (value > maxInt64 || value < -maxInt64 - 1n) throw invalid('value out of range');
+  return Number(value);
+}
+
 /** Parses a resourceVersion parameter: undefined for '', else a non-negative integer; 400 otherwise. */
 export function parseResourceVersion(text: string): number | undefined {
-  if (text === '') return undefined;
-  if (!/^\d+$/.test(text)) throw badRequest(`resourceVersion: Invalid value: ${JSON.stringify(text)}: strconv.ParseUint: parsing ${JSON.stringify(text)}: invalid syntax`);
-  return Number(text);
+  return text === '' ? undefined : parseResourceVersionText('resourceVersion', text);
 }
 
 function selectableFields(type: ResourceType): string[] {
@@ -109,8 +119,7 @@ export function parseListOptions(type: ResourceType, params: URLSearchParams): L
   const limitText = params.get('limit');
   let limit: number | undefined;
   if (limitText !== null && limitText !== '') {
-    if (!/^-?\d+$/.test(limitText)) throw badRequest(`limit: Invalid value: ${JSON.stringify(limitText)}: strconv.ParseInt: parsing ${JSON.stringify(limitText)}: invalid syntax`);
-    const n = Number(limitText);
+    const n = parseInt64('limit', limitText);
     limit = n > 0 ? n : undefined;
   }
   let continueToken: ContinueToken | undefined;
@@ -121,8 +130,8 @@ export function parseListOptions(type: ResourceType, params: URLSearchParams): L
   const timeoutText = params.get('timeoutSeconds');
   let timeoutSeconds: number | undefined;
   if (timeoutText !== null && timeoutText !== '') {
-    if (!/^\d+$/.test(timeoutText)) throw badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(timeoutText)}: strconv.ParseInt: parsing ${JSON.stringify(timeoutText)}: invalid syntax`);
-    timeoutSeconds = Number(timeoutText);
+    // Zero or negative: no timeout of the client's (Go: a timer that has already fired would end the watch at once).
+    timeoutSeconds = parseInt64('timeoutSeconds', timeoutText);
   }
 
   return {

@@ -24,7 +24,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '@kubeloop/resource';
-import { parse as parseYaml } from 'yaml';
 import { decodeError } from './builtin-decoding.js';
 import { namespaceType } from './builtin-resources.js';
 import { jsonAtApiVersion } from './change-event.js';
@@ -40,8 +39,10 @@ import { generatedName } from './name-validation.js';
 import type { ObjectStore } from './object-store.js';
 import { canonicalObject, metadataTypeProblem, newFinalizersWhileDeleting, validateObjectMeta } from './object-meta.js';
 import { acceptedPatchTypes, patchMediaTypes } from './patch-media-types.js';
+import { parseJsonRequest, parseYamlRequest } from './request-body.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, isPatchError } from './patch/index.js';
 import type { ResourceRegistry } from './resource-registry.js';
+import { parseResourceVersionText } from './resource-version.js';
 import { apiVersionOf, storeKeyOf } from './resource-type.js';
 import type { FieldValidation, ResourceType } from './resource-type.js';
 import {
@@ -64,8 +65,10 @@ import type { FieldProblem } from './status-error.js';
 export interface WriteOptions {
   /** `dryRun=All`: validate and answer, store nothing. */
   readonly dryRun: boolean;
-  /** How unknown fields are handled. Default on the wire: `Warn`. */
+  /** How unknown and duplicate fields are handled. Default on the wire: `Warn`. */
   readonly fieldValidation: FieldValidation;
+  /** Field paths the request body repeated (JSON bodies; patches are scanned here). */
+  readonly duplicateFields?: readonly string[];
 }
 
 /** The outcome of a create, update or patch. */
@@ -198,6 +201,8 @@ export class ObjectService {
       }
     }
     const token = opts.continueToken;
+    // Only tokens this server issued: their resourceVersion is one it has reached.
+    if (token && token.rv > current) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
     const listRv = token ? token.rv : current;
     const keys = this.#store.sortedKeys(storeKey);
     const prefix = namespace !== undefined ? `${namespace}/` : undefined;
@@ -242,7 +247,7 @@ export class ObjectService {
     return this.#store.exclusive(async () => {
       const obj = this.#prepareBody(type, version, body, namespace, undefined);
       if (obj.metadata.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
-      const decoded = this.#decode(type, version, obj, opts.fieldValidation);
+      const decoded = this.#decode(type, version, obj, opts.fieldValidation, opts.duplicateFields);
       return this.#create(type, version, decoded.obj, opts, decoded.warnings);
     });
   }
@@ -300,7 +305,7 @@ export class ObjectService {
       const existing = this.get(type, namespace, name);
       const obj = this.#prepareBody(type, version, body, namespace, name);
       keepManagedFields(obj, existing.object);
-      const decoded = this.#decode(type, version, obj, opts.fieldValidation);
+      const decoded = this.#decode(type, version, obj, opts.fieldValidation, opts.duplicateFields);
       return this.#update(type, version, existing, decoded.obj, opts, true, decoded.warnings);
     });
   }
@@ -320,12 +325,13 @@ export class ObjectService {
     if (format === 'apply' && !opts.fieldManager) {
       throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [requiredValue('fieldManager', 'is required for apply patch')]);
     }
-    let patch: unknown;
-    try {
-      patch = format === 'apply' ? parseYaml(body) : JSON.parse(body);
-    } catch (err) {
-      throw badRequest(`error decoding patch: ${(err as Error).message}`);
-    }
+    const describe = (problem: string): StatusError => badRequest(`error decoding patch: ${problem}`);
+    // Apply patches are YAML (JSON is YAML too); the others are JSON. Merge patches mirror the object,
+    // so their repeated keys are reported; a JSON patch is a list of operations, not an object.
+    const findDuplicates = opts.fieldValidation !== 'Ignore' && (format === 'merge' || format === 'strategic');
+    const decodedPatch = format === 'apply' ? parseYamlRequest(body, describe) : parseJsonRequest(body, findDuplicates, describe);
+    const patch = decodedPatch.value;
+    const duplicateFields = decodedPatch.duplicateFields;
     return this.#store.exclusive(async () => {
       const storeKey = storeKeyOf(type);
       const existing = this.#store.get(storeKey, objectKeyOf(namespace, name));
@@ -334,7 +340,7 @@ export class ObjectService {
         if (format !== 'apply' || opts.subresource) throw notFound(type, name);
         const applied = this.#runPatch(() => applyServerSideApply(undefined, patch as Record<string, unknown>, opts.fieldManager ?? ''));
         const obj = this.#prepareBody(type, version, applied, namespace, name);
-        const decoded = this.#decode(type, version, obj, opts.fieldValidation);
+        const decoded = this.#decode(type, version, obj, opts.fieldValidation, duplicateFields);
         return this.#create(type, version, decoded.obj, opts, decoded.warnings);
       }
       // Every patch engine works on a copy of its input: a shallow one with the requested apiVersion is enough here.
@@ -357,9 +363,10 @@ export class ObjectService {
 
       const obj = this.#prepareBody(type, version, patched, namespace, name);
       const rv = obj.metadata.resourceVersion;
+      if (rv) parseResourceVersionText('metadata.resourceVersion', rv);
       if (rv && rv !== existing.object.metadata.resourceVersion) throw staleConflict(type, name);
       keepManagedFields(obj, existing.object);
-      const decoded = this.#decode(type, version, obj, opts.fieldValidation);
+      const decoded = this.#decode(type, version, obj, opts.fieldValidation, duplicateFields);
       return this.#update(type, version, existing, decoded.obj, opts, false, decoded.warnings);
     });
   }
@@ -391,8 +398,9 @@ export class ObjectService {
       if (requireResourceVersion && !type.allowUnconditionalUpdate) {
         throw invalid(type, name, [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }]);
       }
-    } else if (rv !== old.metadata.resourceVersion) {
-      throw staleConflict(type, name);
+    } else {
+      parseResourceVersionText('metadata.resourceVersion', rv);
+      if (rv !== old.metadata.resourceVersion) throw staleConflict(type, name);
     }
     if (input.metadata.uid && input.metadata.uid !== old.metadata.uid) {
       throw conflict(type, name, `Precondition failed: UID in precondition: ${input.metadata.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
@@ -460,6 +468,7 @@ export class ObjectService {
       if (pre?.uid && pre.uid !== meta.uid) {
         throw conflict(type, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
       }
+      if (pre?.resourceVersion) parseResourceVersionText('preconditions.resourceVersion', pre.resourceVersion);
       if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
         throw conflict(type, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`);
       }
@@ -608,15 +617,21 @@ export class ObjectService {
     return obj;
   }
 
-  /** Drops unknown fields (reporting them per `fieldValidation`) and checks shapes. */
-  #decode(type: ResourceType, version: string, obj: KubeObject, fieldValidation: FieldValidation): { obj: KubeObject; warnings: string[] } {
+  /** Drops unknown fields (reporting them, and repeated ones, per `fieldValidation`) and checks shapes. */
+  #decode(
+    type: ResourceType,
+    version: string,
+    obj: KubeObject,
+    fieldValidation: FieldValidation,
+    duplicateFields: readonly string[] = [],
+  ): { obj: KubeObject; warnings: string[] } {
     const unknown: string[] = [];
     const result = type.decode?.(obj, version);
     if (result) unknown.push(...result.unknownFields);
     const canonical = canonicalObject(obj, unknown);
     const warnings: string[] = [];
-    if (unknown.length > 0 && fieldValidation !== 'Ignore') {
-      const texts = unknown.map((f) => `unknown field "${f}"`);
+    if (unknown.length + duplicateFields.length > 0 && fieldValidation !== 'Ignore') {
+      const texts = [...duplicateFields.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];
       if (fieldValidation === 'Strict') throw badRequest(`${type.kind} in version "${version}" cannot be handled as a ${type.kind}: strict decoding error: ${texts.join(', ')}`);
       warnings.push(...texts);
     }

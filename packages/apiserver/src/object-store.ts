@@ -9,11 +9,16 @@
  *
  * Guarantees: memory only, a write is applied synchronously inside `put`/`remove`, so a handler
  * that reads, checks and writes without awaiting in between is atomic. With a log, writes run one
- * at a time through {@link ObjectStore.exclusive} and nothing is applied or seen before it is durable.
+ * at a time through {@link ObjectStore.exclusive} and nothing is applied or seen before it is durable;
+ * a write the log refuses is not applied, and fails with a 500 that names no file. Compaction runs
+ * after a write is applied and answered: its failure is logged and never fails (or undoes) a write.
  */
 import type { KubeObject } from '@kubeloop/resource';
 import { ChangeEvent } from './change-event.js';
 import type { StoredObject } from './change-event.js';
+import { ioFailureSummary } from './persistence/wal-file-system.js';
+import { internalError } from './status-error.js';
+import { HistoryBudget } from './history-budget.js';
 import { WatchHistory } from './watch-history.js';
 
 /** One record of the durable log (the shape of `persistence/write-ahead-log.ts`). */
@@ -62,22 +67,30 @@ export const counterLogKey = '|counter';
 export interface ObjectStoreOptions {
   /** Changes kept per resource type for watch resume. */
   historyWindow: number;
+  /** Bytes of object JSON the kept changes of all types may hold (see `watch-history.ts`). Default: unbounded. */
+  historyBytes?: number;
   /** The last resourceVersion already used (after a replay). Default 0. */
   initialResourceVersion?: number;
+  /** Receives diagnostic lines (a failed log compaction). Default: discard. */
+  logger?: (line: string) => void;
 }
 
 /** Every object, the resourceVersion counter and the per-type change history. */
 export class ObjectStore {
   readonly #tables = new Map<string, Table>();
   readonly #historyWindow: number;
+  readonly #historyBudget: HistoryBudget | undefined;
   #rv: number;
   #log: DurableLog | undefined;
   #lock: Promise<unknown> = Promise.resolve();
   #listener: ChangeListener | undefined;
+  readonly #logger: (line: string) => void;
 
   constructor(options: ObjectStoreOptions) {
     this.#historyWindow = options.historyWindow;
+    this.#historyBudget = options.historyBytes !== undefined ? new HistoryBudget(options.historyBytes) : undefined;
     this.#rv = options.initialResourceVersion ?? 0;
+    this.#logger = options.logger ?? ((): void => undefined);
   }
 
   /** The last resourceVersion assigned (and applied). */
@@ -133,13 +146,14 @@ export class ObjectStore {
 
   /** Drops a type's table (after its CRD and objects were deleted). */
   dropTable(storeKey: string): void {
+    this.#tables.get(storeKey)?.history.dispose();
     this.#tables.delete(storeKey);
   }
 
   #table(storeKey: string): Table {
     let table = this.#tables.get(storeKey);
     if (!table) {
-      table = { objects: new Map(), history: new WatchHistory(this.#historyWindow, this.#rv), sortedKeys: undefined };
+      table = { objects: new Map(), history: new WatchHistory(this.#historyWindow, this.#rv, this.#historyBudget), sortedKeys: undefined };
       this.#tables.set(storeKey, table);
     }
     return table;
@@ -197,6 +211,7 @@ export class ObjectStore {
     table.objects.set(key, stored);
     if (!previous) table.sortedKeys = undefined;
     this.#emit(storeKey, table, new ChangeEvent(previous ? 'MODIFIED' : 'ADDED', stored, previous));
+    this.#compactIfNeeded();
     return stored;
   }
 
@@ -214,6 +229,7 @@ export class ObjectStore {
     table.objects.delete(key);
     table.sortedKeys = undefined;
     this.#emit(storeKey, table, new ChangeEvent('DELETED', stored, previous));
+    this.#compactIfNeeded();
     return stored;
   }
 
@@ -223,26 +239,31 @@ export class ObjectStore {
   }
 
   async #persist(record: LogRecord): Promise<void> {
-    const log = this.#log as DurableLog;
-    await log.append(record);
-    if (log.needsCompaction()) {
-      // The record just appended is not applied in memory yet: the snapshot includes it explicitly.
-      await log.compact(this.#snapshot(record));
+    try {
+      await (this.#log as DurableLog).append(record);
+    } catch (err) {
+      // Node's messages name the file; the client learns what failed, not where.
+      throw internalError(`storage failure: the write was not made durable and was not applied (${ioFailureSummary((err as Error).cause ?? err)})`);
     }
   }
 
-  #snapshot(pending: LogRecord): LogRecord[] {
+  // The snapshot is taken now, after the write was applied; the log writes it after the appends
+  // already queued and before any later one, so it holds exactly what precedes those.
+  #compactIfNeeded(): void {
+    const log = this.#log;
+    if (!log?.needsCompaction()) return;
+    log.compact(this.#snapshot()).catch((err: unknown) => {
+      this.#logger(`kubeloop-apiserver: compacting the write-ahead log failed, writes continue on the uncompacted log: ${String((err as Error)?.message ?? err)}`);
+    });
+  }
+
+  #snapshot(): LogRecord[] {
     const records: LogRecord[] = [];
-    const pendingKey = pending.key;
     for (const [storeKey, table] of this.#tables) {
-      for (const stored of table.objects.values()) {
-        const key = logKey(storeKey, stored.key);
-        if (key !== pendingKey) records.push({ rv: stored.rv, op: 'put', key, object: stored.object });
-      }
+      for (const stored of table.objects.values()) records.push({ rv: stored.rv, op: 'put', key: logKey(storeKey, stored.key), object: stored.object });
     }
     records.sort((a, b) => a.rv - b.rv);
-    if (pending.op === 'put') records.push(pending);
-    records.push({ rv: pending.rv, op: 'delete', key: counterLogKey });
+    records.push({ rv: this.#rv, op: 'delete', key: counterLogKey });
     return records;
   }
 }

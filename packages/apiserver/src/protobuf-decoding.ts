@@ -8,6 +8,7 @@
  * `k8s.io/api/.../generated.proto`. Output is the object's JSON form (empty strings and zero
  * times omitted, as Go's `omitempty` does).
  */
+import { setOwn } from './json-value.js';
 import { badRequest } from './status-error.js';
 
 type Scalar = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'microTime' | 'rawJson';
@@ -210,7 +211,7 @@ function decodeMessage(buf: Buffer, spec: MessageSpec): Record<string, unknown> 
     if (typeof type === 'object' && 'map' in type) {
       const [k, v] = decodeMap(reader.bytes(), type.map);
       const map = (out[f.name] ??= {}) as Record<string, string>;
-      map[k] = v;
+      setOwn(map, k, v);
       return;
     }
     if (typeof type === 'object') value = decodeMessage(reader.bytes(), type);

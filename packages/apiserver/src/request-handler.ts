@@ -7,6 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { StoredObject } from './change-event.js';
 import { jsonAtApiVersion } from './change-event.js';
+import { browserRequestProblem } from './browser-guard.js';
+import type { AllowedHosts } from './browser-guard.js';
 import { propagationPolicyOf } from './delete-options.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
@@ -21,7 +23,7 @@ import type { ResourceRoute } from './request-route.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf } from './resource-type.js';
 import type { FieldValidation, ResourceType } from './resource-type.js';
-import { StatusError, badRequest, internalError, methodNotAllowed, pathNotFound } from './status-error.js';
+import { StatusError, badRequest, forbiddenRequest, internalError, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status-error.js';
 import { singleObjectTableJson, tableFormat, tableJson, tableRowJson } from './table/table-encoding.js';
 import { tableRequestOf } from './table/table-request.js';
 import type { TableRequest } from './table/table-request.js';
@@ -37,6 +39,8 @@ export interface RequestHandlerDeps {
   readonly openapi: OpenApiDocuments;
   readonly faults: FaultInjector;
   readonly maxBodyBytes: number;
+  /** The host names requests may be addressed to (see `browser-guard.ts`). */
+  readonly allowedHosts: AllowedHosts;
   /** `host:port` for `/api`'s serverAddressByClientCIDRs. */
   readonly serverAddress: () => string;
   readonly logger: (line: string) => void;
@@ -89,6 +93,8 @@ export class RequestHandler {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = browserRequestProblem(req.headers, this.#deps.allowedHosts);
+    if (refused !== undefined) throw forbiddenRequest(refused);
     const latency = this.#deps.faults.latencyMs;
     if (latency > 0) await delay(latency);
     const url = req.url ?? '/';
@@ -168,7 +174,8 @@ export class RequestHandler {
       throw failure;
     }
 
-    const write: WriteOptions = { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params) };
+    const write: WriteOptions = { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params), duplicateFields: [] };
+    const findDuplicates = write.fieldValidation !== 'Ignore';
     switch (verb) {
       case 'get': {
         if (route.legacyWatch) throw methodNotAllowed();
@@ -191,13 +198,13 @@ export class RequestHandler {
         return;
       }
       case 'create': {
-        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind);
-        const result = await service.create(type, version, namespace, body, write);
+        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
+        const result = await service.create(type, version, namespace, body.value, { ...write, duplicateFields: body.duplicateFields });
         return sendJson(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'update': {
-        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind);
-        const result = await service.update(type, version, namespace, name as string, body, { ...write, subresource });
+        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
+        const result = await service.update(type, version, namespace, name as string, body.value, { ...write, duplicateFields: body.duplicateFields, subresource });
         return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'patch': {
@@ -227,9 +234,11 @@ export class RequestHandler {
     const body = await readBody(req, this.#deps.maxBodyBytes);
     const text = body.toString('utf8');
     let options: { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[]; propagationPolicy?: unknown; orphanDependents?: unknown } = {};
-    if (mediaTypeOf(req) === protobufMediaType && body.length > 0) {
+    const mediaType = mediaTypeOf(req);
+    if (mediaType === protobufMediaType && body.length > 0) {
       options = decodeProtobufObject(body);
     } else if (text.trim() !== '') {
+      if (mediaType !== 'application/json' && mediaType !== '*/*') throw unsupportedMediaType(['application/json', protobufMediaType]);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);

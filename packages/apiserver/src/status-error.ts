@@ -149,6 +149,11 @@ export function forbidden(r: ResourceName, name: string, detail: string): Status
   return new StatusError(status(403, 'Forbidden', `${qualifiedResource(r)} "${name}" is forbidden: ${detail}`, resourceDetails(r, name)));
 }
 
+/** 403 for a request refused as a whole (not for one object): a web page's, or an unexpected Host. */
+export function forbiddenRequest(message: string): StatusError {
+  return new StatusError(status(403, 'Forbidden', message, {}));
+}
+
 /** 405 MethodNotAllowed. */
 export function methodNotAllowed(): StatusError {
   return new StatusError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));

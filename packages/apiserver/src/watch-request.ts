@@ -9,6 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ListOptions } from './list-options.js';
+import { setLongTimeout } from './long-timeout.js';
 import type { ObjectStore } from './object-store.js';
 import { apiVersionOf, storeKeyOf } from './resource-type.js';
 import type { ResourceType } from './resource-type.js';
@@ -17,6 +18,9 @@ import { tableFormat } from './table/table-encoding.js';
 import type { TableRequest } from './table/table-request.js';
 import type { WatchHub } from './watch-hub.js';
 import { WatchStream } from './watch-stream.js';
+
+/** The longest Go `time.Duration` in whole seconds (kube-apiserver multiplies timeoutSeconds by time.Second). */
+const maxGoDurationSeconds = 9_223_372_036;
 
 /** Annotation of the bookmark that ends the initial events of a streaming list. */
 export const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
@@ -75,11 +79,12 @@ export function serveWatch(
   hub.add(stream);
 
   if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0) {
-    const timer = setTimeout(() => {
+    // Go's time.Duration holds at most ~292 years: longer timeouts are that long, not a wrap-around.
+    const cancel = setLongTimeout(() => {
       if (stream.options.bookmarks) stream.sendBookmark(store.resourceVersion);
       stream.end();
-    }, opts.timeoutSeconds * 1000);
-    stream.onClose(() => clearTimeout(timer));
+    }, Math.min(opts.timeoutSeconds, maxGoDurationSeconds) * 1000);
+    stream.onClose(cancel);
   }
   return stream;
 }

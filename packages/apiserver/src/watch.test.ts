@@ -128,6 +128,25 @@ describe('watch', () => {
     assert.equal(w.events.at(-1)?.type, 'BOOKMARK');
   });
 
+  test('a timeoutSeconds longer than a Node timer can hold keeps the stream open; one beyond int64 is 400', async () => {
+    for (const timeout of ['2147484', '9223372036854775807']) {
+      const w = await watch(`resourceVersion=${server.resourceVersion()}&timeoutSeconds=${timeout}&fieldSelector=metadata.name%3Dlong-timeout-${timeout}`).ready();
+      assert.equal(w.status, 200);
+      // Node turns a delay beyond 2^31-1 ms into 1 ms: the stream used to end before this create.
+      await create(`long-timeout-${timeout}`);
+      await w.waitForEvents(1);
+      assert.equal(w.events[0]!.type, 'ADDED');
+      assert.equal(w.ended, false, `timeoutSeconds=${timeout}: still open`);
+      w.close();
+    }
+    const tooLarge = await req('GET', `${cms}?watch=true&timeoutSeconds=9223372036854775808`);
+    assert.equal(tooLarge.status, 400);
+    assert.equal(
+      tooLarge.body.message,
+      'timeoutSeconds: Invalid value: "9223372036854775808": strconv.ParseInt: parsing "9223372036854775808": value out of range',
+    );
+  });
+
   test('sendInitialEvents=true sends ADDED for every object, then the initial-events-end bookmark, then live events', async () => {
     await create('sie-a', { suite: 'sie' });
     const w = await watch('sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=suite%3Dsie').ready();
@@ -289,6 +308,44 @@ describe('slow watchers', () => {
       );
     } finally {
       resumed.close();
+    }
+  });
+});
+
+describe('watch history bounded in bytes', () => {
+  test('large changes are forgotten once they pass historyBytes: an old resume gets 410, a recent one its events', async () => {
+    const server = await startApiServer({ historyBytes: 4 * 1024 * 1024 });
+    const watches: RawWatch[] = [];
+    try {
+      const filler = 'x'.repeat(512 * 1024);
+      const rvs: string[] = [];
+      const created = await call(server.url, 'POST', cms, { metadata: { name: 'big' }, data: { step: '0', filler } });
+      assert.equal(created.status, 201, created.text);
+      rvs.push(created.body.metadata.resourceVersion);
+      // Each update keeps its new and its previous state: about 1 MiB per change.
+      for (let step = 1; step <= 20; step++) {
+        const patched = await call(server.url, 'PATCH', `${cms}/big`, { data: { step: String(step) } }, { contentType: 'application/merge-patch+json' });
+        assert.equal(patched.status, 200, patched.text);
+        rvs.push(patched.body.metadata.resourceVersion);
+      }
+
+      const old = new RawWatch(`${server.url}${cms}?watch=true&resourceVersion=${rvs[1]}`);
+      watches.push(old);
+      await old.waitForEvents(1);
+      assert.equal(old.events[0]!.type, 'ERROR');
+      assert.equal(old.events[0]!.object.code, 410);
+      assert.equal(old.events[0]!.object.reason, 'Expired');
+
+      const recent = new RawWatch(`${server.url}${cms}?watch=true&resourceVersion=${rvs[18]}`);
+      watches.push(recent);
+      const events = await recent.waitForEvents(2);
+      assert.deepEqual(events.map((e): [string, string] => [e.type, String(e.object.data.step)]), [
+        ['MODIFIED', '19'],
+        ['MODIFIED', '20'],
+      ]);
+    } finally {
+      for (const w of watches) w.close();
+      await server.stop();
     }
   });
 });

@@ -19,6 +19,8 @@ export interface ApiServerProcessOptions {
   kubeconfigOut?: string;
   /** `--fsync`. Default: the CLI's (always). */
   fsync?: 'always' | 'batch' | 'never';
+  /** `--repair`. Default false. */
+  repair?: boolean;
   /** Fail if the server does not print its listening line within this many ms. Default 15000. */
   startTimeoutMs?: number;
 }
@@ -42,11 +44,17 @@ export class ApiServerProcess {
     child.stderr?.on('data', (chunk: string) => (this.stderr += chunk));
   }
 
+  /** The process id. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** Starts the CLI on port 0 and resolves once it prints `kubeloop-apiserver listening on <url>`. */
   static start(options: ApiServerProcessOptions): Promise<ApiServerProcess> {
     if (!existsSync(APISERVER_CLI)) return Promise.reject(new Error(`${APISERVER_CLI} is missing: run \`npx tsc -b\` first`));
     const args = [APISERVER_CLI, '--port', '0', '--data-dir', options.dataDir, '--kubeconfig-out', options.kubeconfigOut ?? join(options.dataDir, '..', 'kubeconfig')];
     if (options.fsync !== undefined) args.push('--fsync', options.fsync);
+    if (options.repair === true) args.push('--repair');
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');

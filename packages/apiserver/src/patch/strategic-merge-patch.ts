@@ -19,6 +19,12 @@ import type { JsonObject } from '../json-value.js';
 import { strategyFor } from './patch-strategies.js';
 import type { FieldStrategy } from './patch-strategies.js';
 
+/** The strategy of one field; field names are user input (`constructor`, `__proto__`): own entries only. */
+function fieldStrategyOf(strategy: FieldStrategy | undefined, key: string): FieldStrategy | undefined {
+  const fields = strategy?.fields;
+  return fields !== undefined && Object.hasOwn(fields, key) ? fields[key] : undefined;
+}
+
 const deleteMarker = Symbol('delete');
 const deletePrefix = '$deleteFromPrimitiveList/';
 const orderPrefix = '$setElementOrder/';
@@ -74,7 +80,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, strategy: FieldStrate
       delete original[key];
       continue;
     }
-    const fieldStrategy = strategy?.fields?.[key];
+    const fieldStrategy = fieldStrategyOf(strategy, key);
     const existing = getOwn(original, key);
     if (isJsonObject(value)) {
       const merged = mergeMap(isJsonObject(existing) ? existing : {}, value, fieldStrategy);
@@ -92,7 +98,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, strategy: FieldStrate
     if (!Array.isArray(order)) throw badPatch(`invalid patch: ${key} must be a list`);
     const field = key.slice(orderPrefix.length);
     const list = getOwn(original, field);
-    if (Array.isArray(list)) setOwn(original, field, reorder(list, order, strategy?.fields?.[field]?.mergeList?.mergeKey));
+    if (Array.isArray(list)) setOwn(original, field, reorder(list, order, fieldStrategyOf(strategy, field)?.mergeList?.mergeKey));
   }
 
   if (Array.isArray(retainKeys)) {

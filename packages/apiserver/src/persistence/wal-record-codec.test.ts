@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc32 } from 'node:zlib';
-import { decodeRecords, encodeRecord } from './wal-record-codec.js';
+import { decodeRecords, encodeRecord, findIntactRecordsAfter } from './wal-record-codec.js';
 import type { WalRecord } from './wal-record-codec.js';
 
 const records: WalRecord[] = [
@@ -14,7 +14,11 @@ const encoded = (rs: WalRecord[]): Buffer => Buffer.concat(rs.map(encodeRecord))
 
 describe('WAL record framing', () => {
   test('round-trips records, multi-byte characters and newlines in values included', () => {
-    assert.deepEqual(decodeRecords(encoded(records)), { records, validLength: encoded(records).length });
+    assert.deepEqual(decodeRecords(encoded(records)), {
+      records,
+      recordBytes: records.map((r) => encodeRecord(r).length),
+      validLength: encoded(records).length,
+    });
   });
 
   test('writes one line per record: length, crc32 and JSON', () => {
@@ -60,8 +64,17 @@ describe('WAL record framing', () => {
     assert.match(decodeRecords(framed).corruption?.reason ?? '', /invalid record/);
   });
 
+  test('finds the intact records after a damaged one, and none after a torn tail', () => {
+    const whole = encoded(records);
+    const second = encodeRecord(records[0]!).length;
+    const damaged = Buffer.from(whole);
+    damaged[second + 20] = damaged[second + 20] === 0x41 ? 0x42 : 0x41;
+    assert.deepEqual(findIntactRecordsAfter(damaged, second), { count: 1, firstOffset: whole.length - encodeRecord(records[2]!).length, maxRv: 5 });
+    assert.deepEqual(findIntactRecordsAfter(whole.subarray(0, whole.length - 5), second + encodeRecord(records[1]!).length), { count: 0, firstOffset: -1, maxRv: 0 });
+  });
+
   test('decodes an empty file as no records', () => {
-    assert.deepEqual(decodeRecords(Buffer.alloc(0)), { records: [], validLength: 0 });
+    assert.deepEqual(decodeRecords(Buffer.alloc(0)), { records: [], recordBytes: [], validLength: 0 });
   });
 });
 

@@ -42,17 +42,51 @@ export function encodeRecord(record: WalRecord): Buffer {
   return line;
 }
 
-/** The records of a log file, the length of its valid prefix, and the corruption that ended it, if any. */
-export function decodeRecords(buf: Buffer): { records: WalRecord[]; validLength: number; corruption?: WalCorruption } {
+/** The records of a log file (and the encoded size of each), the length of its valid prefix, and the corruption that ended it, if any. */
+export function decodeRecords(buf: Buffer): { records: WalRecord[]; recordBytes: number[]; validLength: number; corruption?: WalCorruption } {
   const records: WalRecord[] = [];
+  const recordBytes: number[] = [];
   let offset = 0;
   while (offset < buf.length) {
     const result = decodeOne(buf, offset);
-    if (typeof result === 'string') return { records, validLength: offset, corruption: { offset, reason: result } };
+    if (typeof result === 'string') return { records, recordBytes, validLength: offset, corruption: { offset, reason: result } };
     records.push(result.record);
+    recordBytes.push(result.next - offset);
     offset = result.next;
   }
-  return { records, validLength: offset };
+  return { records, recordBytes, validLength: offset };
+}
+
+/** What follows a bad record: the intact records that can still be found after it, if any. */
+export interface IntactTail {
+  /** How many intact records follow the bad one (0: the bad record is a torn tail). */
+  count: number;
+  /** Byte offset of the first of them. */
+  firstOffset: number;
+  /** The highest resourceVersion among them (0 when none). */
+  maxRv: number;
+}
+
+/**
+ * Looks past a bad record for intact ones: resynchronises at each line start after `from` and
+ * decodes from there. A crash mid-append leaves nothing intact after the torn record; bit rot or
+ * an overwrite in the middle of the file does.
+ */
+export function findIntactRecordsAfter(buf: Buffer, from: number): IntactTail {
+  const tail: IntactTail = { count: 0, firstOffset: -1, maxRv: 0 };
+  let lineStart = buf.indexOf(NEWLINE, from) + 1;
+  while (lineStart > 0 && lineStart < buf.length) {
+    const result = decodeOne(buf, lineStart);
+    if (typeof result === 'string') {
+      lineStart = buf.indexOf(NEWLINE, lineStart) + 1;
+      continue;
+    }
+    if (tail.count === 0) tail.firstOffset = lineStart;
+    tail.count++;
+    tail.maxRv = Math.max(tail.maxRv, result.record.rv);
+    lineStart = result.next;
+  }
+  return tail;
 }
 
 function decodeOne(buf: Buffer, start: number): { record: WalRecord; next: number } | string {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { WalError, WriteAheadLog, walFileName } from './write-ahead-log.js';
 import type { FsyncPolicy, WalRecord } from './write-ahead-log.js';
 import { encodeRecord } from './wal-record-codec.js';
+import { isWalCorruptionError } from './wal-corruption-error.js';
 
 const dirs: string[] = [];
 after(async () => {
@@ -32,6 +33,20 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<voi
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
+}
+
+/** A log of four records whose second one has a flipped byte: damage with two intact records after it. */
+async function damagedLog(): Promise<{ dir: string; path: string; bytes: Buffer; second: number }> {
+  const dir = await tempDir();
+  const { log } = await WriteAheadLog.open(dir, { fsync: 'never' });
+  for (const rv of [1, 2, 3, 4]) await log.append(put(rv));
+  await log.close();
+  const path = join(dir, walFileName);
+  const bytes = await readFile(path);
+  const second = encodeRecord(put(1)).length;
+  bytes[bytes.indexOf('cm-2', second)] = 'X'.charCodeAt(0);
+  await writeFile(path, bytes);
+  return { dir, path, bytes, second };
 }
 
 describe('WriteAheadLog', () => {
@@ -110,6 +125,8 @@ describe('WriteAheadLog', () => {
       assert.deepEqual(opened.records, [put(1)], `cut at ${cut}`);
       assert.equal(opened.corruption?.offset, prefixLength, `cut at ${cut}`);
       assert.match(opened.corruption?.reason ?? '', /truncated/);
+      assert.equal(opened.corruption?.kind, 'torn-tail', `cut at ${cut}`);
+      assert.equal(opened.corruption?.droppedRecords, 0, `cut at ${cut}`);
       assert.equal((await stat(join(dir, walFileName))).size, prefixLength, 'the file is cut back to the valid prefix');
       // Later appends land cleanly after the prefix.
       await opened.log.append(put(3));
@@ -121,24 +138,41 @@ describe('WriteAheadLog', () => {
     }
   });
 
-  test('detects a corrupted record in the middle, keeps what precedes it and saves the rest', async () => {
-    const dir = await tempDir();
-    const { log } = await WriteAheadLog.open(dir, { fsync: 'never' });
-    for (const rv of [1, 2, 3]) await log.append(put(rv));
-    await log.close();
-    const path = join(dir, walFileName);
-    const bytes = await readFile(path);
-    const second = encodeRecord(put(1)).length;
-    const at = bytes.indexOf('cm-2', second);
-    bytes[at] = 'X'.charCodeAt(0);
-    await writeFile(path, bytes);
+  test('refuses to open a log with a bad record followed by intact ones, naming its offset and record, and leaves the file as it was', async () => {
+    const { dir, path, bytes, second } = await damagedLog();
 
-    const opened = await WriteAheadLog.open(dir, { fsync: 'never' });
+    await assert.rejects(WriteAheadLog.open(dir, { fsync: 'never' }), (err: unknown) => {
+      assert.ok(isWalCorruptionError(err));
+      assert.equal(err.offset, second);
+      assert.equal(err.recordIndex, 1);
+      assert.equal(err.reason, 'checksum mismatch');
+      assert.equal(err.intactRecordsAfter, 2);
+      assert.match(err.message, new RegExp(`corrupt at byte ${second} \\(record 2: checksum mismatch\\) and 2 intact records follow it`));
+      assert.match(err.message, /--repair/);
+      return true;
+    });
+    assert.deepEqual(await readFile(path), bytes, 'nothing was cut');
+    assert.deepEqual(await readdir(dir), [walFileName], 'nothing was written beside it');
+  });
+
+  test('with repair, keeps the records before a bad one, saves and drops the rest, and reports how many and which resourceVersions', async () => {
+    const { dir, bytes, second } = await damagedLog();
+
+    const opened = await WriteAheadLog.open(dir, { fsync: 'never', repair: true });
     await opened.log.close();
     assert.deepEqual(opened.records, [put(1)]);
-    assert.equal(opened.corruption?.reason, 'checksum mismatch');
-    assert.equal(opened.corruption?.offset, second);
-    assert.deepEqual(await readFile(opened.corruption.savedTo), bytes.subarray(second));
+    assert.deepEqual({ ...opened.corruption, savedTo: undefined }, {
+      offset: second,
+      reason: 'checksum mismatch',
+      kind: 'repaired',
+      recordIndex: 1,
+      droppedBytes: bytes.length - second,
+      droppedRecords: 2,
+      droppedMaxRv: 4,
+      savedTo: undefined,
+    });
+    assert.deepEqual(await readFile(opened.corruption?.savedTo ?? ''), bytes.subarray(second));
+    assert.deepEqual((await reopen(dir)).records, [put(1)], 'the repaired file replays without complaint');
   });
 
   test('compacts to a snapshot that replays after a reopen, and appends continue after it', async () => {
@@ -175,6 +209,40 @@ describe('WriteAheadLog', () => {
     await log.compact(snapshot);
     assert.equal(log.needsCompaction(), false, 'right after compaction');
     await log.close();
+  });
+
+  test('after a reopen, compaction follows the size of the live records, not the size of the file replayed', async () => {
+    const dir = await tempDir();
+    const first = await WriteAheadLog.open(dir, { fsync: 'never' });
+    for (let rv = 1; rv <= 100; rv++) await first.log.append(put(rv, 'same'));
+    await first.log.close();
+    const fileBytes = (await stat(join(dir, walFileName))).size;
+    const liveBytes = encodeRecord(put(100, 'same')).length;
+
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'never', compactAfterBytes: fileBytes / 4 });
+    try {
+      assert.equal(log.needsCompaction(), true, `${fileBytes} bytes of log hold ${liveBytes} live bytes: compact now`);
+      await log.compact([put(100, 'same')]);
+      assert.equal(log.sizeBytes, liveBytes);
+      assert.equal(log.needsCompaction(), false);
+    } finally {
+      await log.close();
+    }
+  });
+
+  test('live bytes account for deletes: a log of created-then-deleted objects needs compaction', async () => {
+    const dir = await tempDir();
+    const { log } = await WriteAheadLog.open(dir, { fsync: 'never', compactAfterBytes: 1024 });
+    try {
+      for (let rv = 1; rv <= 20; rv += 2) {
+        await log.append(put(rv));
+        await log.append({ rv: rv + 1, op: 'delete', key: put(rv).key });
+      }
+      assert.ok(log.sizeBytes > 1024);
+      assert.equal(log.needsCompaction(), true);
+    } finally {
+      await log.close();
+    }
   });
 
   test('ignores a temporary file left by a compaction that crashed before its rename', async () => {

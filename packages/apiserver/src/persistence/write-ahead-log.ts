@@ -2,8 +2,9 @@
  * The API server's write-ahead log: every acknowledged write is appended here before the client
  * gets its answer, and the log is replayed when the server starts on the same data directory.
  *
- * Flow: {@link WriteAheadLog.open} replays `wal.log` (stopping at the first torn or corrupt
- * record, which it reports and cuts off) -> the server appends one record per write ->
+ * Flow: {@link WriteAheadLog.open} replays `wal.log` (a torn last record, which a crash mid-append
+ * leaves, is reported and cut off; a bad record with intact records after it is damage, and
+ * open fails with {@link WalCorruptionError} unless `repair` is set) -> the server appends one record per write ->
  * when {@link WriteAheadLog.needsCompaction} says so, the server passes a snapshot of its live
  * objects to {@link WriteAheadLog.compact}, which replaces the file atomically.
  *
@@ -17,15 +18,21 @@
  *   when it likes (fsync only on compaction and close).
  *
  * Guarantees: records replay in append order; a record is either replayed whole or not at all;
- * a failed write is rolled back (file truncated to the last good record) and rejected.
- * Caveats: one process per directory (no lock file); a corrupt record in the middle of the file
- * ends the replay there — the discarded bytes are saved beside the log for inspection.
+ * a failed append is rolled back (file truncated to the last good record) and rejected, so it is
+ * not replayed after a restart; if even the rollback fails, the log accepts no more writes (and
+ * that one append may replay). A failed compaction leaves the old file, and appends, intact; it is
+ * retried once the file has grown by another quarter of the threshold (at least 1 MiB).
+ * Error messages name the failed system call and errno, never the directory.
+ * Caveats: one process per directory (the server takes a lock, see `data-dir-lock.ts`); bytes
+ * cut off at open (a torn tail, or what `repair` drops) are saved beside the log for inspection.
  */
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeloopError } from '@kubeloop/resource';
-import { decodeRecords, encodeRecord } from './wal-record-codec.js';
+import { LiveBytes } from './live-bytes.js';
+import { WalCorruptionError } from './wal-corruption-error.js';
+import { decodeRecords, encodeRecord, findIntactRecordsAfter } from './wal-record-codec.js';
+import { ioFailureSummary, nodeFileSystem } from './wal-file-system.js';
+import type { WalFile, WalFileSystem } from './wal-file-system.js';
 import type { WalCorruption, WalRecord } from './wal-record-codec.js';
 
 export type { WalRecord, WalCorruption } from './wal-record-codec.js';
@@ -38,11 +45,38 @@ export interface WriteAheadLogOptions {
   /** Durability of each append (see {@link FsyncPolicy}). No default: the caller chooses. */
   fsync: FsyncPolicy;
   /**
-   * {@link WriteAheadLog.needsCompaction} turns true once the file is this large (and at least twice
-   * its size after the last compaction, so that a large live set does not compact in a loop).
-   * Default: 64 MiB.
+   * {@link WriteAheadLog.needsCompaction} turns true once the file is this large and at least twice
+   * the size of its live records (the last put of each key not deleted since: what a compaction
+   * keeps), so that a large live set does not compact in a loop. Default: 64 MiB.
    */
   compactAfterBytes?: number;
+  /** The file operations to use (tests inject failures here). Default: the real file system. */
+  fs?: WalFileSystem;
+  /**
+   * When a bad record has intact records after it: keep the records before it and drop the rest
+   * (reported in {@link WriteAheadLogOpenResult.corruption}) instead of failing with
+   * {@link WalCorruptionError}. Default: false.
+   */
+  repair?: boolean;
+}
+
+/** A bad record found at open, and what was cut off because of it. */
+export interface WalDamage extends WalCorruption {
+  /**
+   * `torn-tail`: nothing intact followed the bad record (a crash mid-append); `repaired`: intact
+   * records followed it and were dropped because `repair` was set.
+   */
+  kind: 'torn-tail' | 'repaired';
+  /** 0-based index of the bad record (how many valid records precede it). */
+  recordIndex: number;
+  /** Bytes cut off, from {@link WalCorruption.offset} to the end of the file. */
+  droppedBytes: number;
+  /** Intact records among them (0 for a torn tail). */
+  droppedRecords: number;
+  /** The highest resourceVersion among those intact records (0 when none): the server continues past it. */
+  droppedMaxRv: number;
+  /** Where the cut-off bytes were saved. */
+  savedTo: string;
 }
 
 /** What {@link WriteAheadLog.open} found. */
@@ -51,8 +85,8 @@ export interface WriteAheadLogOpenResult {
   log: WriteAheadLog;
   /** Every valid record, in append order. */
   records: WalRecord[];
-  /** Set when the file ended in a torn or corrupt record; the file was cut back to `offset`. */
-  corruption?: WalCorruption & { /** Where the discarded bytes were saved. */ savedTo: string };
+  /** Set when a torn tail was cut off or a damaged file repaired; the file was cut back to `offset`. */
+  corruption?: WalDamage;
 }
 
 /** A failure of the write-ahead log itself (closed, or broken by an I/O error). */
@@ -68,6 +102,7 @@ const compactingSuffix = '.compacting';
 const batchSyncIntervalMs = 10;
 const defaultCompactAfterBytes = 64 * 1024 * 1024;
 const compactChunkBytes = 1024 * 1024;
+const compactRetryGrowthBytes = 1024 * 1024;
 
 type Operation =
   | { kind: 'append'; data: Buffer; resolve: () => void; reject: (err: unknown) => void }
@@ -75,7 +110,7 @@ type Operation =
   | { kind: 'sync'; resolve: () => void; reject: (err: unknown) => void }
   | { kind: 'close'; resolve: () => void; reject: (err: unknown) => void };
 
-async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
+async function writeFully(handle: WalFile, data: Buffer): Promise<void> {
   let offset = 0;
   while (offset < data.length) {
     const { bytesWritten } = await handle.write(data, offset, data.length - offset);
@@ -83,8 +118,8 @@ async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
   }
 }
 
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+async function syncDirectory(fs: WalFileSystem, dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
   try {
     await handle.sync();
   } finally {
@@ -100,17 +135,20 @@ export class WriteAheadLog {
   private syncTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private failure: unknown;
-  private sizeAfterCompaction: number;
+  private compactionQueued = false;
+  /** After a failed compaction, the size at which to try again (the disk may be full: not on every write). */
+  private retryCompactionAtSize = 0;
   private readonly counters = { appends: 0, writes: 0, fsyncs: 0, compactions: 0 };
+  private live = new LiveBytes();
 
   private constructor(
+    private readonly fs: WalFileSystem,
     private readonly dir: string,
-    private handle: FileHandle,
+    private handle: WalFile,
     private size: number,
     private readonly policy: FsyncPolicy,
     private readonly compactAfterBytes: number,
   ) {
-    this.sizeAfterCompaction = size;
   }
 
   /**
@@ -125,27 +163,41 @@ export class WriteAheadLog {
     const compactAfterBytes = options.compactAfterBytes ?? defaultCompactAfterBytes;
     if (!Number.isFinite(compactAfterBytes) || compactAfterBytes <= 0) throw new WalError('compactAfterBytes must be a positive number');
 
-    await mkdir(dir, { recursive: true });
+    const fs = options.fs ?? nodeFileSystem;
+    await fs.makeDirectory(dir);
     const path = join(dir, walFileName);
     // A compaction that crashed before its rename left only a temporary file: the log is intact.
-    await rm(path + compactingSuffix, { force: true });
+    await fs.removeFile(path + compactingSuffix);
 
     let contents: Buffer;
     let created = false;
     try {
-      contents = await readFile(path);
+      contents = await fs.readFile(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       contents = Buffer.alloc(0);
       created = true;
     }
-    const { records, validLength, corruption } = decodeRecords(contents);
+    const { records, recordBytes, validLength, corruption } = decodeRecords(contents);
 
-    let saved: string | undefined;
-    if (validLength < contents.length) {
-      saved = join(dir, `${walFileName}.corrupt-${validLength}-${Date.now()}`);
-      await writeFile(saved, contents.subarray(validLength));
-      const truncating = await open(path, 'r+');
+    let damage: WalDamage | undefined;
+    if (corruption !== undefined) {
+      const intact = findIntactRecordsAfter(contents, corruption.offset);
+      if (intact.count > 0 && options.repair !== true) {
+        throw new WalCorruptionError({ path, offset: corruption.offset, recordIndex: records.length, reason: corruption.reason, intactRecordsAfter: intact.count });
+      }
+      const saved = join(dir, `${walFileName}.corrupt-${validLength}-${Date.now()}`);
+      damage = {
+        ...corruption,
+        kind: intact.count > 0 ? 'repaired' : 'torn-tail',
+        recordIndex: records.length,
+        droppedBytes: contents.length - validLength,
+        droppedRecords: intact.count,
+        droppedMaxRv: intact.maxRv,
+        savedTo: saved,
+      };
+      await fs.writeFile(saved, contents.subarray(validLength));
+      const truncating = await fs.open(path, 'r+');
       try {
         await truncating.truncate(validLength);
         await truncating.sync();
@@ -153,11 +205,12 @@ export class WriteAheadLog {
         await truncating.close();
       }
     }
-    const handle = await open(path, 'a');
-    if (created) await syncDirectory(dir);
-    const log = new WriteAheadLog(dir, handle, validLength, options.fsync, compactAfterBytes);
+    const handle = await fs.open(path, 'a');
+    if (created) await syncDirectory(fs, dir);
+    const log = new WriteAheadLog(fs, dir, handle, validLength, options.fsync, compactAfterBytes);
+    records.forEach((record, i) => log.live.add(record, recordBytes[i] ?? 0));
     const result: WriteAheadLogOpenResult = { log, records };
-    if (corruption !== undefined && saved !== undefined) result.corruption = { ...corruption, savedTo: saved };
+    if (damage !== undefined) result.corruption = damage;
     return result;
   }
 
@@ -179,12 +232,14 @@ export class WriteAheadLog {
    * appends resolve in call order. Rejects with {@link WalError} after {@link close} or an I/O failure.
    */
   append(record: WalRecord): Promise<void> {
-    return this.enqueue((resolve, reject) => ({ kind: 'append', data: encodeRecord(record), resolve, reject }));
+    const data = encodeRecord(record);
+    return this.enqueue((resolve, reject) => ({ kind: 'append', data, resolve, reject })).then(() => this.live.add(record, data.length));
   }
 
   /** True when the file has grown enough that the server should call {@link compact}. */
   needsCompaction(): boolean {
-    return this.size >= Math.max(this.compactAfterBytes, 2 * this.sizeAfterCompaction);
+    if (this.compactionQueued || this.failure !== undefined || this.closed) return false;
+    return this.size >= Math.max(this.compactAfterBytes, 2 * this.live.total, this.retryCompactionAtSize);
   }
 
   /**
@@ -193,7 +248,17 @@ export class WriteAheadLog {
    * file first (the snapshot must already contain them); appends made after it go to the new file.
    */
   compact(snapshot: readonly WalRecord[]): Promise<void> {
-    return this.enqueue((resolve, reject) => ({ kind: 'compact', snapshot, resolve, reject }));
+    this.compactionQueued = true;
+    return this.enqueue((resolve, reject) => ({ kind: 'compact', snapshot, resolve, reject })).then(
+      () => {
+        this.compactionQueued = false;
+      },
+      (err: unknown) => {
+        this.compactionQueued = false;
+        this.retryCompactionAtSize = this.size + Math.max(compactRetryGrowthBytes, this.compactAfterBytes / 4);
+        throw err;
+      },
+    );
   }
 
   /** Writes and syncs pending appends, then closes the file. Later appends reject. */
@@ -208,12 +273,14 @@ export class WriteAheadLog {
         reject(new WalError('write-ahead log is closed'));
         return;
       }
-      if (this.failure !== undefined) {
+      const op = make(resolve, reject);
+      // A failed log still closes its file.
+      if (this.failure !== undefined && op.kind !== 'close') {
         reject(new WalError('write-ahead log failed earlier and accepts no more writes', { cause: this.failure }));
         return;
       }
-      this.ops.push(make(resolve, reject));
-      if (this.ops[this.ops.length - 1]?.kind === 'close') this.closed = true;
+      this.ops.push(op);
+      if (op.kind === 'close') this.closed = true;
       this.kick();
     });
   }
@@ -262,6 +329,7 @@ export class WriteAheadLog {
       return;
     }
     const data = batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((op) => op.data));
+    const start = this.size;
     try {
       await writeFully(this.handle, data);
       this.counters.writes++;
@@ -271,15 +339,17 @@ export class WriteAheadLog {
       if (this.policy === 'always') await this.syncIfDirty();
       else if (this.policy === 'batch') this.scheduleSync();
     } catch (err) {
+      // Whether the write or its fsync failed, the batch is answered with an error: cut it off.
+      this.size = start;
       await this.rollBack(err);
-      for (const op of batch) op.reject(new WalError(`write-ahead log append failed: ${(err as Error).message}`, { cause: err }));
+      for (const op of batch) op.reject(new WalError(`write-ahead log append failed: ${ioFailureSummary(err)}`, { cause: err }));
       return;
     }
     for (const op of batch) op.resolve();
   }
 
-  // Cuts a partly written batch off so that the records after it stay replayable; if even that
-  // fails, the log refuses further writes rather than risk acknowledging unreadable ones.
+  // Cuts a failed batch off (so that it does not replay and the records after it stay replayable);
+  // if even that fails, the log refuses further writes rather than risk acknowledging unreadable ones.
   private async rollBack(err: unknown): Promise<void> {
     try {
       await this.handle.truncate(this.size);
@@ -317,12 +387,14 @@ export class WriteAheadLog {
     const path = join(this.dir, walFileName);
     const temporary = path + compactingSuffix;
     let written = 0;
-    const out = await open(temporary, 'w');
+    const live = new LiveBytes();
+    const out = await this.fs.open(temporary, 'w');
     try {
       let chunk: Buffer[] = [];
       let chunkBytes = 0;
       for (const record of snapshot) {
         const line = encodeRecord(record);
+        live.add(record, line.length);
         chunk.push(line);
         chunkBytes += line.length;
         if (chunkBytes >= compactChunkBytes) {
@@ -337,23 +409,29 @@ export class WriteAheadLog {
       await out.sync();
     } catch (err) {
       await out.close().catch(() => undefined);
-      await rm(temporary, { force: true });
-      throw err;
+      await this.fs.removeFile(temporary).catch(() => undefined);
+      throw new WalError(`write-ahead log compaction failed: ${ioFailureSummary(err)}`, { cause: err });
     }
     await out.close();
-    await rename(temporary, path);
     try {
-      await syncDirectory(this.dir);
+      await this.fs.rename(temporary, path);
+    } catch (err) {
+      await this.fs.removeFile(temporary).catch(() => undefined);
+      throw new WalError(`write-ahead log compaction failed: ${ioFailureSummary(err)}`, { cause: err });
+    }
+    try {
+      await syncDirectory(this.fs, this.dir);
       const previous = this.handle;
-      this.handle = await open(path, 'a');
+      this.handle = await this.fs.open(path, 'a');
       await previous.close();
     } catch (err) {
       // The new file is in place but we may not be able to write to it: stop accepting writes.
       this.failure = err;
-      throw err;
+      throw new WalError(`write-ahead log compaction failed after the new file was in place: ${ioFailureSummary(err)}`, { cause: err });
     }
     this.size = written;
-    this.sizeAfterCompaction = written;
+    // Appends queued before the snapshot are in it; later ones add themselves after this.
+    this.live = live;
     this.counters.compactions++;
     this.dirty = false;
   }

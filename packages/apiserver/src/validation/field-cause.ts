@@ -166,8 +166,8 @@ function causeOf(e: ErrorObject, root: unknown): FieldCause | undefined {
         message: `Invalid value: ${isRecord(data) ? Object.keys(data).length : 0}: ${name} should have at least ${String(params['limit'])} properties`,
         field: path,
       };
-    case 'uniqueItems': {
-      const index = Math.max(Number(params['i']), Number(params['j']));
+    case 'kubeListSet': {
+      const index = Number(params['index']);
       const item: unknown = Array.isArray(data) ? data[index] : undefined;
       return { reason: 'FieldValueDuplicate', message: `Duplicate value: ${formatBadValue(item)}`, field: `${path}[${index}]` };
     }

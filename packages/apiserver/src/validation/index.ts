@@ -3,3 +3,4 @@ export { CrdSchemaValidator } from './schema-validator.js';
 export type { FieldCause } from './field-cause.js';
 export { SchemaValidatorCache } from './schema-validator-cache.js';
 export { SchemaCompileError } from './schema-compile-error.js';
+export { forbiddenSchemaKeywords } from './schema-restrictions.js';

@@ -12,9 +12,11 @@
  */
 import { Ajv } from 'ajv';
 import type { ErrorObject, SchemaValidateFunction, ValidateFunction } from 'ajv';
+import { canonicalJson } from './canonical-json.js';
 import { causesFromAjvErrors } from './field-cause.js';
 import type { FieldCause } from './field-cause.js';
 import { addKubernetesFormats } from './kubernetes-formats.js';
+import { linearRegExpEngine } from './linear-regexp.js';
 import { SchemaCompileError } from './schema-compile-error.js';
 import { applyDefaultValues, pruneValue, structuralNodeOf } from './structural-pruner.js';
 import type { StructuralNode } from './structural-pruner.js';
@@ -52,15 +54,31 @@ const validateEmbeddedResource: SchemaValidateFunction = function (enabled: bool
   return errors.length === 0;
 };
 
+// `x-kubernetes-list-type: set`: no two items may be equal. Linear (a set of canonical JSON texts),
+// where Ajv's `uniqueItems` compares every pair of non-scalar items.
+const validateListSet: SchemaValidateFunction = function (enabled: boolean, data: unknown): boolean {
+  if (!enabled || !Array.isArray(data)) return true;
+  const seen = new Set<string>();
+  const errors: Partial<ErrorObject>[] = [];
+  data.forEach((item, index) => {
+    const id = canonicalJson(item);
+    if (seen.has(id)) errors.push({ keyword: 'kubeListSet', params: { index }, message: 'duplicate item' });
+    seen.add(id);
+  });
+  validateListSet.errors = errors;
+  return errors.length === 0;
+};
+
 let sharedAjv: Ajv | undefined;
 
 // One Ajv instance for every schema: creating one and registering formats costs more than compiling a small schema.
 function ajvInstance(): Ajv {
   if (sharedAjv === undefined) {
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, validateSchema: false, addUsedSchema: false });
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, validateSchema: false, addUsedSchema: false, code: { regExp: linearRegExpEngine } });
     addKubernetesFormats(ajv);
     ajv.addKeyword({ keyword: 'kubeFormatName', schemaType: 'string' });
     ajv.addKeyword({ keyword: 'kubeListMapKeys', type: 'array', schemaType: 'array', errors: true, validate: validateListMapKeys });
+    ajv.addKeyword({ keyword: 'kubeListSet', type: 'array', schemaType: 'boolean', errors: true, validate: validateListSet });
     ajv.addKeyword({ keyword: 'kubeEmbeddedResource', type: 'object', schemaType: 'boolean', errors: true, validate: validateEmbeddedResource });
     sharedAjv = ajv;
   }
@@ -83,7 +101,9 @@ export class CrdSchemaValidator {
     try {
       this.check = ajv.compile(converted);
     } catch (cause) {
-      throw new SchemaCompileError('<root>', cause instanceof Error ? cause.message : String(cause), { cause });
+      // Ajv compiles recursively: a schema nested a few hundred levels deep overflows the stack.
+      const detail = cause instanceof RangeError ? 'the schema is nested too deeply to compile' : cause instanceof Error ? cause.message : String(cause);
+      throw new SchemaCompileError('<root>', detail, { cause });
     } finally {
       // The compiled function keeps working; dropping Ajv's cache entry keeps CRD churn from leaking memory.
       ajv.removeSchema(converted);

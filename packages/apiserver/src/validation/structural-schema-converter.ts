@@ -7,12 +7,15 @@
  * - `x-kubernetes-int-or-string` -> `type: ["integer", "string"]`;
  * - boolean `exclusiveMinimum`/`exclusiveMaximum` (OpenAPI 3.0) -> their numeric draft-07 form;
  * - `format`: the formats Kubernetes knows, others dropped (the real server ignores them);
- * - `x-kubernetes-list-type: set` -> `uniqueItems`; `map` -> the `kubeListMapKeys` keyword;
+ * - `pattern` -> compiled as RE2 (Go's syntax, linear-time matching: see `linear-regexp.ts`);
+ * - `x-kubernetes-list-type: set` -> the `kubeListSet` keyword (linear time); `map` -> the `kubeListMapKeys` keyword;
+ * - `uniqueItems` dropped: kube-apiserver forbids it in CRDs (see `schema-restrictions.ts`);
  * - `x-kubernetes-embedded-resource` -> the `kubeEmbeddedResource` keyword (apiVersion and kind required);
  * - annotations (`description`, `default`, `example`...) and `x-kubernetes-validations` (CEL,
  *   not supported) dropped.
  */
 import { kubernetesFormatName } from './kubernetes-formats.js';
+import { patternProblem } from './linear-regexp.js';
 import { SchemaCompileError } from './schema-compile-error.js';
 
 /** A JSON Schema node as Ajv receives it. */
@@ -51,7 +54,7 @@ export function toAjvSchema(schema: unknown, path = ''): AjvSchema {
   for (const key of copiedNumbers) {
     const v = schema[key];
     if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new SchemaCompileError(at(key), 'must be a number');
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new SchemaCompileError(at(key), 'must be a number', { value: v });
     out[key] = v;
   }
   convertExclusiveBound(schema, out, 'Maximum');
@@ -59,12 +62,9 @@ export function toAjvSchema(schema: unknown, path = ''): AjvSchema {
 
   const pattern = schema['pattern'];
   if (pattern !== undefined) {
-    if (typeof pattern !== 'string') throw new SchemaCompileError(at('pattern'), 'must be a string');
-    try {
-      new RegExp(pattern, 'u');
-    } catch (cause) {
-      throw new SchemaCompileError(at('pattern'), `Invalid value: ${JSON.stringify(pattern)}: not a valid regular expression`, { cause });
-    }
+    if (typeof pattern !== 'string') throw new SchemaCompileError(at('pattern'), 'must be a string', { value: pattern });
+    const problem = patternProblem(pattern);
+    if (problem !== undefined) throw new SchemaCompileError(at('pattern'), problem, { value: pattern });
     out['pattern'] = pattern;
   }
 
@@ -80,24 +80,23 @@ export function toAjvSchema(schema: unknown, path = ''): AjvSchema {
 
   const enumValues = schema['enum'];
   if (enumValues !== undefined) {
-    if (!Array.isArray(enumValues)) throw new SchemaCompileError(at('enum'), 'must be an array');
+    if (!Array.isArray(enumValues)) throw new SchemaCompileError(at('enum'), 'must be an array', { value: enumValues });
     out['enum'] = nullable && !enumValues.includes(null) ? [...(enumValues as unknown[]), null] : enumValues;
   }
 
   const required = schema['required'];
   if (required !== undefined) {
     if (!Array.isArray(required) || !required.every((r) => typeof r === 'string')) {
-      throw new SchemaCompileError(at('required'), 'must be an array of strings');
+      throw new SchemaCompileError(at('required'), 'must be an array of strings', { value: required });
     }
     out['required'] = required;
   }
-  if (schema['uniqueItems'] === true) out['uniqueItems'] = true;
 
   const properties = schema['properties'];
   if (properties !== undefined) {
-    if (!isRecord(properties)) throw new SchemaCompileError(at('properties'), 'must be an object');
+    if (!isRecord(properties)) throw new SchemaCompileError(at('properties'), 'must be an object', { value: properties });
     const converted: Record<string, AjvSchema> = {};
-    for (const [name, child] of Object.entries(properties)) converted[name] = toAjvSchema(child, at(`properties.${name}`));
+    for (const [name, child] of Object.entries(properties)) converted[name] = toAjvSchema(child, at(`properties[${name}]`));
     out['properties'] = converted;
   }
   const additional = schema['additionalProperties'];
@@ -111,13 +110,13 @@ export function toAjvSchema(schema: unknown, path = ''): AjvSchema {
   for (const combinator of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = schema[combinator];
     if (list === undefined) continue;
-    if (!Array.isArray(list)) throw new SchemaCompileError(at(combinator), 'must be an array');
+    if (!Array.isArray(list)) throw new SchemaCompileError(at(combinator), 'must be an array', { value: list });
     out[combinator] = list.map((s, i) => toAjvSchema(s, at(`${combinator}[${i}]`)));
   }
   if (schema['not'] !== undefined) out['not'] = toAjvSchema(schema['not'], at('not'));
 
   const listType = schema['x-kubernetes-list-type'];
-  if (listType === 'set') out['uniqueItems'] = true;
+  if (listType === 'set') out['kubeListSet'] = true;
   if (listType === 'map') {
     const keys = schema['x-kubernetes-list-map-keys'];
     if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k) => typeof k === 'string')) {

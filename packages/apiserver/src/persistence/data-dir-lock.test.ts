@@ -1,0 +1,87 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataDirLock, isDataDirLockedError, lockFileName } from './data-dir-lock.js';
+
+const dirs: string[] = [];
+after(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'kubeloop-lock-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A process that exists until it is killed; resolves its pid and a function that ends it. */
+async function otherProcess(): Promise<{ pid: number; end: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  await new Promise((resolve) => child.once('spawn', resolve));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    pid: child.pid as number,
+    end: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+describe('DataDirLock', () => {
+  test('a second lock of the same directory in this process is refused until the first is released', async () => {
+    const dir = await tempDir();
+    const first = await DataDirLock.acquire(dir);
+    await assert.rejects(DataDirLock.acquire(dir), (err: unknown) => {
+      assert.ok(isDataDirLockedError(err));
+      assert.equal(err.pid, process.pid);
+      assert.match(err.message, new RegExp(`in use by another kubeloop-apiserver \\(pid ${process.pid} on `));
+      return true;
+    });
+    await first.release();
+    const second = await DataDirLock.acquire(dir);
+    await second.release();
+    assert.deepEqual(await readdir(dir), [], 'release removes the lock file and nothing is left behind');
+  });
+
+  test('a lock held by another live process on this host is refused, and taken over once that process is gone', async () => {
+    const dir = await tempDir();
+    const other = await otherProcess();
+    await writeFile(join(dir, lockFileName), `${other.pid}\n${hostname()}\nsome-token\n`);
+    try {
+      await assert.rejects(DataDirLock.acquire(dir), (err: unknown) => isDataDirLockedError(err) && err.pid === other.pid);
+    } finally {
+      await other.end();
+    }
+    const lock = await DataDirLock.acquire(dir);
+    assert.match(await readFile(join(dir, lockFileName), 'utf8'), new RegExp(`^${process.pid}\\n`));
+    await lock.release();
+  });
+
+  test('a stale lock naming this very pid (a restarted container) or holding garbage is taken over', async () => {
+    for (const stale of [`${process.pid}\n${hostname()}\nold-token\n`, '']) {
+      const dir = await tempDir();
+      await writeFile(join(dir, lockFileName), stale);
+      const lock = await DataDirLock.acquire(dir);
+      await lock.release();
+    }
+  });
+
+  test('a lock written on another host is never assumed stale', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, lockFileName), `1\nsome-other-host.example\ntoken\n`);
+    await assert.rejects(DataDirLock.acquire(dir), (err: unknown) => isDataDirLockedError(err) && /pid 1 on some-other-host\.example/.test(err.message));
+  });
+
+  test('release leaves a lock file that is no longer its own alone', async () => {
+    const dir = await tempDir();
+    const lock = await DataDirLock.acquire(dir);
+    const foreign = `1\nsome-other-host.example\ntoken\n`;
+    await writeFile(join(dir, lockFileName), foreign);
+    await lock.release();
+    assert.equal(await readFile(join(dir, lockFileName), 'utf8'), foreign);
+  });
+});
