@@ -159,7 +159,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   }
 
   let address = '';
-  const faults = new FaultInjector({ dropWatches: (mode) => hub.dropAll(mode), forgetHistory: () => store.forgetHistory() });
+  const faults = new FaultInjector({
+    dropWatches: (mode) => hub.dropAll(mode),
+    forgetHistory: () => store.forgetHistory(),
+    injectWatchLines: (lines, resource) => hub.injectLines(lines, resource),
+  });
   const handler = new RequestHandler({
     registry,
     store,

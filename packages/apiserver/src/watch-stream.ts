@@ -175,6 +175,11 @@ export class WatchStream {
     this.#write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
   }
 
+  /** Sends `line` as it is, plus a newline (fault injection: garbage in the stream). */
+  sendRaw(line: string): void {
+    this.#write(`${line}\n`);
+  }
+
   /** Queues a line for the end of the turn. */
   #write(line: string | Buffer): void {
     if (this.#closed) return;

@@ -61,12 +61,17 @@ export interface CampaignSummary {
   durationMs: number;
 }
 
-/** Runs `programs` in order. */
-export async function runCampaign(programs: Iterable<Program>, options: CampaignOptions = {}): Promise<CampaignSummary> {
-  const log = options.log ?? ((): void => undefined);
-  const slack = options.heapSlackBytes ?? 24 * 1024 * 1024;
-  const started = Date.now();
-  const summary: CampaignSummary = {
+/** The result of one program of a campaign. */
+export interface CampaignRun {
+  outcome: ProgramOutcome;
+  /** Heap after a collection, after the program. */
+  heapAfterBytes: number;
+  failure: Failure | undefined;
+}
+
+/** Programs run one after the other, with totals and the heap compared across them. */
+export class Campaign {
+  readonly summary: CampaignSummary = {
     programs: 0,
     failures: [],
     faults: 0,
@@ -81,7 +86,19 @@ export async function runCampaign(programs: Iterable<Program>, options: Campaign
     heapEndBytes: 0,
     durationMs: 0,
   };
-  for (const program of programs) {
+  private readonly options: CampaignOptions;
+  private readonly log: (line: string) => void;
+
+  constructor(options: CampaignOptions = {}) {
+    this.options = options;
+    this.log = options.log ?? ((): void => undefined);
+  }
+
+  /** Runs one program, checks the heap against the baseline (the heap after the first program), shrinks a failure. */
+  async run(program: Program): Promise<CampaignRun> {
+    const { options, summary, log } = this;
+    const started = Date.now();
+    const slack = options.heapSlackBytes ?? 24 * 1024 * 1024;
     const outcome = await runProgram(program, options);
     ignoreUnfocused(outcome, options.focus, log);
     const heap = heapAfterGc();
@@ -92,10 +109,21 @@ export async function runCampaign(programs: Iterable<Program>, options: Campaign
     summary.heapEndBytes = heap;
     add(summary, outcome);
     log(outcomeLine(outcome, heap));
-    if (outcome.violations.length > 0) summary.failures.push(await reportFailure(outcome, options, log));
+    let failure: Failure | undefined;
+    if (outcome.violations.length > 0) {
+      failure = await reportFailure(outcome, options, log);
+      summary.failures.push(failure);
+    }
+    summary.durationMs += Date.now() - started;
+    return { outcome, heapAfterBytes: heap, failure };
   }
-  summary.durationMs = Date.now() - started;
-  return summary;
+}
+
+/** Runs `programs` in order. */
+export async function runCampaign(programs: Iterable<Program>, options: CampaignOptions = {}): Promise<CampaignSummary> {
+  const campaign = new Campaign(options);
+  for (const program of programs) await campaign.run(program);
+  return campaign.summary;
 }
 
 function focused(violation: string, focus: string | undefined): boolean {
@@ -142,7 +170,8 @@ async function reportFailure(outcome: ProgramOutcome, options: CampaignOptions, 
     log(`shrinking seed ${program.seed} (${program.steps.length} steps)...`);
     const result = await shrinkProgram(
       program,
-      async (candidate) => (await runProgram(candidate, options)).violations.some((v) => kinds.has(violationKind(v)) && focused(v, options.focus)),
+      // A shorter grace: a candidate that does not converge within the bound fails the same way, and shrinking runs many.
+      async (candidate) => (await runProgram(candidate, { ...options, graceMs: 1000 })).violations.some((v) => kinds.has(violationKind(v)) && focused(v, options.focus)),
       {
         deadline: Date.now() + (options.shrinkBudgetMs ?? 120_000),
         progress: (smaller, runs) => log(`  still failing with ${smaller.steps.length} steps (run ${runs})`),
