@@ -59,6 +59,7 @@ export type {
   RetryReason,
   BoundEventMetrics,
   BoundInformerMetrics,
+  InformerRestartReason,
   CounterChild,
   GaugeChild,
   HistogramChild,
@@ -77,12 +78,13 @@ export type {
   ListedState,
   WatchingState,
   BackingOffState,
+  BackoffReason,
   StoppedState,
   RelistReason,
   WatchStats,
   TransitionDeps,
 } from './informer-state.js';
-export { transition, initialInformerState, retryAfterMs, shortWatchMs, InvalidTransitionError } from './informer-state.js';
+export { transition, initialInformerState, retryAfterMs, shortWatchMs, instantClosePauseMs, healthyWatchMs, InvalidTransitionError } from './informer-state.js';
 export type { StoreDelta } from './informer-store.js';
 export { InformerStore, ObjectIndex } from './informer-store.js';
 export type {

@@ -4,13 +4,14 @@
  *
  * Flow: paginated list -> diff against the cache, swap it, deliver -> watch from the list's
  * resourceVersion (bookmarks on, server timeout randomised between `watchTimeoutSeconds` and
- * twice that) -> a clean close resumes from the last resourceVersion -> 410 relists and diffs
- * (deletes missed in the gap are delivered with the last known object) -> any other error backs
- * off (jittered, Retry-After as a floor) and resumes. It never stops until the signal aborts.
+ * twice that) -> a clean end re-watches at once from the last resourceVersion (not an error) ->
+ * 410 relists and diffs (deletes missed in the gap are delivered with the last known object) ->
+ * any other error backs off (jittered, Retry-After as a floor; reset by a watch that worked) and
+ * resumes. It never stops until the signal aborts. See `informer-state.ts` for the exact rules.
  */
 import { EventEmitter } from 'eventemitter3';
 import type { Span } from '@opentelemetry/api';
-import { KubeloopError, isCodecError } from '@kubeloop/resource';
+import { KubeloopError, isCodecError, isGone } from '@kubeloop/resource';
 import type { KubeObject, Schema, WatchResponse } from '@kubeloop/resource';
 import { JitteredExponentialBackoff } from './backoff.js';
 import type { Backoff } from './backoff.js';
@@ -22,7 +23,8 @@ import { initialInformerState, transition } from './informer-state.js';
 import type { InformerInput, InformerState, ListedState, ListingState, RelistReason, TransitionDeps, WatchingState } from './informer-state.js';
 import { InformerStore, ObjectIndex } from './informer-store.js';
 import { consoleLogger } from './logger.js';
-import type { BoundInformerMetrics, InformerMetrics } from './metrics.js';
+import type { Logger } from './logger.js';
+import type { BoundInformerMetrics, InformerMetrics, InformerRestartReason } from './metrics.js';
 import { SpanNames, endSpan, getTracer, startObjectSpan } from './tracing.js';
 import type { ListWatchClient } from './list-watch-client.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
@@ -88,8 +90,13 @@ export interface KubernetesBasedInformerOptions<T extends KubeObject = KubeObjec
   clock?: Clock;
   /** Delays after errors. Default: `new JitteredExponentialBackoff({ clock })` (0.8 s .. 30 s, reset after 120 s). */
   backoff?: Backoff;
-  /** Prometheus counters (`informer_watch_connects_total`, `informer_relists_total`, ...). Default: none. */
+  /** Prometheus metrics (`informer_watch_connects_total`, `informer_restarts_total`, ...; see `InformerMetrics`). Default: none. */
   metrics?: Pick<InformerMetrics, 'forKind'>;
+  /**
+   * Receives what the informer does besides errors (those go to `errorHandler`): relists and waits
+   * before the next request at `info`, clean ends of watches at `debug`. Default: `consoleLogger`.
+   */
+  logger?: Logger;
   /** Uniform random numbers in [0, 1) for the watch timeout spread. Default: `Math.random`. */
   random?: () => number;
 }
@@ -188,6 +195,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private readonly transform: ((object: T) => T) | undefined;
   private readonly clock: Clock;
   private readonly metrics: BoundInformerMetrics | undefined;
+  private readonly logger: Logger;
   private readonly random: () => number;
   private readonly deps: TransitionDeps;
 
@@ -234,6 +242,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     this.clock = options.clock ?? realClock;
     this.deps = { backoff: options.backoff ?? new JitteredExponentialBackoff({ clock: this.clock }) };
     this.metrics = options.metrics?.forKind(kind.kind);
+    this.logger = options.logger ?? consoleLogger;
     this.random = options.random ?? Math.random;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1) throw new InvalidArgumentError('pageSize must be an integer >= 1');
     if (!(this.watchTimeoutSeconds >= 1)) throw new InvalidArgumentError('watchTimeoutSeconds must be >= 1');
@@ -298,7 +307,9 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     try {
       while (state.phase !== 'Stopped') {
         const input = signal.aborted ? ABORTED : await this.execute(state, signal);
-        state = transition(state, input, this.deps);
+        const next = transition(state, input, this.deps);
+        this.observe(state, input, next);
+        state = next;
         this.notify('stateChange', state);
       }
     } finally {
@@ -306,6 +317,26 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       this.resyncTimer = undefined;
       while (this.exclusive !== undefined) await this.exclusive;
       this.running = false;
+    }
+  }
+
+  /** Counts and logs a transition: why the informer lists or watches again, and how long it waits first. */
+  private observe(from: InformerState, input: InformerInput, to: InformerState): void {
+    const reason = restartReason(input);
+    if (reason !== undefined) this.metrics?.restarted(reason);
+    const attributes = { component: 'KubernetesBasedInformer', kind: this.kind.kind, namespace: this.namespace };
+    if (input.type === 'watchClosed') {
+      this.logger.debug('watch ended cleanly', { ...attributes, resourceVersion: input.resourceVersion, events: input.events, durationMs: input.durationMs });
+    }
+    if (to.phase === 'BackingOff') {
+      this.metrics?.backingOff(to.delayMs);
+      const message = to.reason === 'error' ? 'waiting before the next request after an error' : 'watches keep ending at once; pausing before the next one';
+      this.logger.info(message, { ...attributes, delayMs: to.delayMs, reason: to.reason, error: to.cause === undefined ? undefined : errorMessage(to.cause) });
+    } else if (from.phase === 'BackingOff') {
+      this.metrics?.backingOff(0);
+    }
+    if (to.phase === 'Listing' && to.continueToken === undefined && to.reason === 'expired' && from.phase === 'Watching') {
+      this.logger.info('watch history expired (410); relisting', { ...attributes, resourceVersion: this.rv });
     }
   }
 
@@ -429,13 +460,15 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
 
     let failure: unknown;
     const transform = this.transform;
+    const metrics = this.metrics;
     try {
       for await (const event of watch) {
-        events++;
         if (event.type === 'ERROR') {
           failure = event.error;
           break;
         }
+        events++;
+        if (metrics !== undefined) metrics.eventReceived(this.clock.now());
         if (event.type === 'BOOKMARK') {
           this.rv = event.object.metadata.resourceVersion || this.rv;
           continue;
@@ -620,6 +653,21 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     return getTracer().startSpan(name, {
       attributes: { 'kind.name': this.kind.kind, 'kind.group': this.kind.group, 'kind.version': this.kind.version, namespace: this.namespace },
     });
+  }
+}
+
+/** The `informer_restarts_total` reason of a transition's input, if it ends a watch or a list. */
+function restartReason(input: InformerInput): InformerRestartReason | undefined {
+  switch (input.type) {
+    case 'watchClosed':
+      return 'clean_end';
+    case 'watchInactive':
+      return 'inactivity';
+    case 'watchFailed':
+    case 'listFailed':
+      return isGone(input.error) ? 'expired' : 'error';
+    default:
+      return undefined;
   }
 }
 

@@ -118,6 +118,28 @@ describe('InformerMetrics', () => {
       'inf_informer_relists_total',
       'inf_informer_last_sync_timestamp_seconds',
       'inf_informer_decode_errors_total',
+      'inf_informer_restarts_total',
+      'inf_informer_backoff_seconds',
+      'inf_informer_last_event_timestamp_seconds',
     ]);
+  });
+
+  test('counts restarts by reason, shows the current backoff, and publishes the last event time at scrape', async () => {
+    const m = new InformerMetrics();
+    const w = m.forKind('Widget');
+    w.restarted('clean_end');
+    w.restarted('clean_end');
+    w.restarted('expired');
+    w.backingOff(1500);
+    const restarts = (await m.restartsTotal.get()).values.map((v) => [v.labels.reason, v.value]);
+    assert.deepEqual(restarts, [
+      ['clean_end', 2],
+      ['expired', 1],
+    ]);
+    assert.equal((await m.backoffSeconds.get()).values[0]?.value, 1.5);
+    assert.deepEqual((await m.lastEventTimestamp.get()).values, [], 'no event yet: no sample');
+    w.eventReceived(1_700_000_000_000);
+    w.eventReceived(1_700_000_002_500);
+    assert.equal((await m.lastEventTimestamp.get()).values[0]?.value, 1_700_000_002.5);
   });
 });
