@@ -73,14 +73,16 @@ export class ReliabilityCluster {
     const server = await startApiServer({ dataDir });
     const cluster = new ReliabilityCluster(server, dataDir);
     await new Client(CustomResourceDefinitionKind, cluster.transport).create(gadgetCrd);
-    await waitFor(
-      () =>
-        cluster.gadgets.list(NAMESPACE, { limit: 1 }).then(
-          () => true,
-          (error: unknown) => (isNotFound(error) ? false : Promise.reject(error)),
-        ),
-      { timeoutMs: 10_000, what: 'the Gadget kind to be served' },
-    );
+    const served = async (): Promise<boolean> => {
+      try {
+        await cluster.gadgets.list(NAMESPACE, { limit: 1 });
+        return true;
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw error;
+      }
+    };
+    await waitFor(served, { timeoutMs: 10_000, what: 'the Gadget kind to be served' });
     return cluster;
   }
 

@@ -70,8 +70,8 @@ export class OperatorUnderTest {
       logger: noopLogger,
     });
     this.operator.addController(controller);
-    this.addKind(controller, 'gadget', GadgetKind as Schema, new Client(GadgetKind, this.transport) as unknown as Client<KubeObject>);
-    this.addKind(controller, 'configmap', ConfigMapKind, new Client(ConfigMapKind, this.transport) as unknown as Client<KubeObject>);
+    this.addKind(controller, 'gadget', GadgetKind, new Client(GadgetKind, this.transport));
+    this.addKind(controller, 'configmap', ConfigMapKind, new Client(ConfigMapKind, this.transport));
   }
 
   /** Starts every controller. */

@@ -12,12 +12,12 @@ import { megabytes } from './heap.js';
 import { generateProgram } from './program.js';
 
 describe('reliability: seeded programs of writes and API server faults', () => {
-  const campaign = new Campaign({ shrinkBudgetMs: 60_000, log: (line) => console.log(`# ${line.replaceAll('\n', '\n# ')}`) });
+  const campaign = new Campaign({ shrinkBudgetMs: 60_000, log: (line) => console.log(line) });
 
   after(() => {
     const s = campaign.summary;
     console.log(
-      `# reliability: ${s.programs} programs, ${s.faults} faults, ${s.writes} writes, ${s.handlerCalls} handler calls, ` +
+      `reliability: ${s.programs} programs, ${s.faults} faults, ${s.writes} writes, ${s.handlerCalls} handler calls, ` +
         `objects lost ${s.objectsLost}, duplicate deletes ${s.duplicateDeletes}, worst convergence ${s.worstConvergenceMs} ms, peak heap ${megabytes(s.peakHeapBytes)}`,
     );
   });

@@ -148,7 +148,7 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
     violations.push(`the run itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
     await operator?.shutdown();
-    if (operator?.runError !== undefined) violations.push(`the operator stopped by itself: ${String(operator.runError)}`);
+    if (operator?.runError !== undefined) violations.push(`the operator stopped by itself: ${operator.runError instanceof Error ? operator.runError.message : JSON.stringify(operator.runError)}`);
     await cluster?.stop();
     heap.stop();
     guard.stop();
@@ -234,7 +234,7 @@ async function applyWrite(cluster: ReliabilityCluster, model: Model, step: Write
         await client.create(
           kind === 'gadget'
             ? { apiVersion: GadgetKind.apiVersion, kind: GadgetKind.kind, metadata: { name, namespace: NAMESPACE, labels: step.labels }, spec: { value: step.value } }
-            : ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NAMESPACE, labels: step.labels }, data: { value: String(step.value) } } as KubeObject),
+            : ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NAMESPACE, labels: step.labels }, data: { value: String(step.value) } }),
         );
         model.create(key, step.value, step.labels);
         return true;

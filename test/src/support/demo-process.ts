@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineKind } from '@kubeloop/resource';
+import type { KubeObject } from '@kubeloop/resource';
 import { waitFor } from './wait-for.js';
 
 /** The compiled demo entry point (`tsc -b` builds it with the rest of the tree). */
@@ -18,8 +19,18 @@ export interface PlaylistStatus {
   conditions?: { type: string; status: string; observedGeneration?: number }[];
 }
 
+/** The spec of a Playlist. */
+export interface PlaylistSpec {
+  title: string;
+  interval: string;
+  items: { type: string; value: string }[];
+}
+
+/** A Playlist object. */
+export type Playlist = KubeObject<PlaylistSpec, PlaylistStatus>;
+
 /** The demo's Playlist kind, as another client sees it. */
-export const PlaylistKind = defineKind<{ title: string; interval: string; items: { type: string; value: string }[] }, PlaylistStatus>({
+export const PlaylistKind = defineKind<PlaylistSpec, PlaylistStatus>({
   group: 'playlist.kubeloop.dev',
   version: 'v1',
   kind: 'Playlist',
