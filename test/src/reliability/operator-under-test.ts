@@ -103,7 +103,7 @@ export class OperatorUnderTest {
   }
 
   private addKind(controller: InformerController, kind: ObjectKind, schema: Schema, client: Client<KubeObject>): void {
-    const informer = new KubernetesBasedInformer(schema, client, NAMESPACE, { backoff: this.backoff() });
+    const informer = new KubernetesBasedInformer(schema, client, NAMESPACE, { backoff: this.backoff(), logger: noopLogger });
     this.informers.push(informer);
     controller.addInformer(informer, kind);
 
@@ -127,7 +127,7 @@ export class OperatorUnderTest {
       client,
       namespace: NAMESPACE,
       name: `${kind}-level`,
-      informerOptions: { backoff: this.backoff() },
+      informerOptions: { backoff: this.backoff(), logger: noopLogger },
       reconciler: {
         reconcile: async (_ctx, request) => {
           const key = `${kind}/${request.namespace}/${request.name}`;

@@ -25,7 +25,8 @@ const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
  *
  * Lines are split on the newline byte before UTF-8 decoding, so a multibyte character split across two
  * chunks is never corrupted; only the unfinished tail of a chunk is kept. Each line is parsed once and the
- * parsed `{type, object}` is itself the event. A line that cannot be decoded becomes
+ * parsed `{type, object}` is itself the event. A line that cannot be decoded (not JSON, an unknown
+ * type, an object without metadata, or, but for bookmarks, without `metadata.name`) becomes
  * `{type: 'ERROR', error: CodecError}` and decoding goes on with the next line; a server `ERROR` event
  * becomes `{type: 'ERROR', error: ApiError}`.
  */
@@ -125,6 +126,10 @@ export class WatchLineDecoder<T extends KubeObject = KubeObject> {
       case 'BOOKMARK':
         if (typeof object !== 'object' || object === null || typeof object.metadata !== 'object' || object.metadata === null) {
           return malformed(`${event.type} event without an object with metadata`, text);
+        }
+        // Every stored object has a name; one without would reach caches and handlers under a made-up key.
+        if (event.type !== 'BOOKMARK' && (typeof object.metadata.name !== 'string' || object.metadata.name === '')) {
+          return malformed(`${event.type} event with an object without metadata.name`, text);
         }
         if (object.apiVersion === undefined && this.#apiVersion !== undefined) object.apiVersion = this.#apiVersion;
         if (object.kind === undefined && this.#kind !== undefined) object.kind = this.#kind;
