@@ -178,6 +178,21 @@ describe('WatchLineDecoder', () => {
     assert.ok(first.type === 'ERROR' && isCodecError(first.error));
   });
 
+  test('skips a line longer than maxLineBytes however it arrives: in one chunk, or across two that each fit', () => {
+    const long = JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'x'.repeat(300) } } });
+    const good = JSON.stringify({ type: 'ADDED', object: objectNumber(1) });
+    const bytes = Buffer.from(long + '\n' + good + '\n');
+    const half = Math.floor(long.length / 2);
+    for (const chunks of [[bytes], [bytes.subarray(0, half), bytes.subarray(half)]]) {
+      const events = decodeAll(chunks, new WatchLineDecoder({ maxLineBytes: 200 }));
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['ERROR', 'ADDED'],
+        `${chunks.length} chunk(s)`,
+      );
+    }
+  });
+
   test('ignores empty lines and lone carriage returns', () => {
     const line = JSON.stringify({ type: 'ADDED', object: objectNumber(2) });
     const events = decodeAll([Buffer.from(`\n\r\n${line}\r\n\n\r\n`)]);

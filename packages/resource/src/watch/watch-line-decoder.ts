@@ -104,6 +104,11 @@ export class WatchLineDecoder<T extends KubeObject = KubeObject> {
   #line(buf: Buffer, start: number, end: number, out: WatchEvent<T>[]): void {
     if (end > start && buf[end - 1] === CARRIAGE_RETURN) end--;
     if (end === start) return;
+    // Also a long line that came whole in one chunk, or in pieces that each fit: the limit must not depend on chunking.
+    if (end - start > this.#maxLineBytes) {
+      out.push({ type: 'ERROR', error: new CodecError(`watch line longer than ${this.#maxLineBytes} bytes skipped`, { input: buf.toString('utf8', start, start + 200) }) });
+      return;
+    }
     const text = buf.toString('utf8', start, end);
     let value: unknown;
     try {
