@@ -70,6 +70,19 @@ export class ReconcileError extends KubeloopError {
   }
 }
 
+/**
+ * A handler call did not finish within the controller's `handlerTimeoutMs`: its signal was aborted
+ * with this error, and the call counts as failed (reported, counted, retried per policy).
+ */
+export class HandlerTimeoutError extends KubeloopError {
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    super('HandlerTimeoutError', `handler did not finish within ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
 function hasCode(err: unknown, code: string): boolean {
   return typeof err === 'object' && err !== null && ((err as { code?: unknown }).code === code || (err as { name?: unknown }).name === code);
 }
@@ -84,6 +97,8 @@ export const isTerminalError = (err: unknown): err is TerminalError => hasCode(e
 export const isReconcileError = (err: unknown): err is ReconcileError => hasCode(err, 'ReconcileError');
 /** True for an {@link InvalidArgumentError}. */
 export const isInvalidArgumentError = (err: unknown): err is InvalidArgumentError => hasCode(err, 'InvalidArgumentError');
+/** True for a {@link HandlerTimeoutError}. */
+export const isHandlerTimeoutError = (err: unknown): err is HandlerTimeoutError => hasCode(err, 'HandlerTimeoutError');
 /** True for {@link ErrNilObject}. */
 export const isNilObjectError = (err: unknown): boolean => hasCode(err, 'ErrNilObject');
 

@@ -27,12 +27,14 @@ export {
   FinalizerOperationError,
   TerminalError,
   ReconcileError,
+  HandlerTimeoutError,
   isCannotCastError,
   isFinalizerOperationError,
   isTerminalError,
   isReconcileError,
   isInvalidArgumentError,
   isNilObjectError,
+  isHandlerTimeoutError,
   isAbortError,
 } from './errors.js';
 

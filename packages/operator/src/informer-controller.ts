@@ -7,6 +7,7 @@ import { realClock } from './clock.js';
 import type { Clock } from './clock.js';
 import { ControllerLifecycle } from './controller-lifecycle.js';
 import { ErrInformerAlreadyAdded, ErrNilObject, InvalidArgumentError, isReconcileError, isTerminalError } from './errors.js';
+import { callWithTimeout } from './handler-timeout.js';
 import type { Informer } from './informer.js';
 import { HANDLED, chainInformerErrorHandler } from './kubernetes-based-informer.js';
 import type { InformerErrorContext, InformerErrorPhase } from './kubernetes-based-informer.js';
@@ -94,6 +95,15 @@ export interface InformerControllerConfig {
   shutdownTimeoutMs?: number | undefined;
   /** Logger of the default error handler and of shutdown messages. Default: `consoleLogger`. */
   logger?: Logger | undefined;
+  /**
+   * A deadline for each watcher and reconciler call (events and retries), in milliseconds; 0 = none.
+   * A call still running at its deadline has its `ctx.signal` aborted with a `HandlerTimeoutError`
+   * and counts as failed at once: reported to `errorHandler`, counted in
+   * `controller_handler_errors_total`, retried per `retryPolicy`; its object goes on to its next
+   * work. Caveat: a handler that ignores its signal keeps running in the background, possibly beside
+   * the next call for the same object. Default: 0 (no deadline).
+   */
+  handlerTimeoutMs?: number | undefined;
 }
 
 /** An informer event waiting in an object's queue. */
@@ -168,6 +178,8 @@ export class InformerController {
   retryDequeuePolicy: RetryDequeuePolicy;
 
   private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly handlerTimeoutMs: number;
   private readonly lifecycle: ControllerLifecycle;
   private readonly metrics: ControllerMetrics;
   private readonly queue: WorkQueue<WorkItem>;
@@ -182,7 +194,12 @@ export class InformerController {
     this.retryPolicy = config.retryPolicy ?? DefaultRetryPolicy;
     this.retryDequeuePolicy = config.retryDequeuePolicy ?? OpinionatedRetryDequeuePolicy;
     const clock = config.clock ?? realClock;
+    this.clock = clock;
     this.logger = config.logger ?? consoleLogger;
+    this.handlerTimeoutMs = config.handlerTimeoutMs ?? 0;
+    if (!(this.handlerTimeoutMs >= 0) || !Number.isFinite(this.handlerTimeoutMs)) {
+      throw new InvalidArgumentError(`handlerTimeoutMs must be a finite number >= 0, got ${this.handlerTimeoutMs}`);
+    }
     const shutdownTimeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     if (!(shutdownTimeoutMs >= 0)) throw new InvalidArgumentError(`shutdownTimeoutMs must be >= 0, got ${shutdownTimeoutMs}`);
     this.lifecycle = new ControllerLifecycle({
@@ -449,9 +466,15 @@ export class InformerController {
 
   /** Calls the watcher method of `action` (in `span` when tracing); undefined when it returned no promise. */
   private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined): Promise<void> | undefined {
-    const ctx = this.lifecycle.ctx;
-    const result = span === undefined ? invokeWatcher(handler, ctx, action, old, object) : runInSpan(span, () => invokeWatcher(handler, ctx, action, old, object));
+    const call = (ctx: HandlerContext): Promise<void> => invokeWatcher(handler, ctx, action, old, object);
+    const result = span === undefined ? this.callHandler(call) : runInSpan(span, () => this.callHandler(call));
     return isPromiseLike(result) ? result : undefined;
+  }
+
+  /** Runs one handler call with the controller's context, or with a deadline of its own (`handlerTimeoutMs`). */
+  private callHandler<R>(call: (ctx: HandlerContext) => Promise<R> | R): Promise<R> | R {
+    const ctx = this.lifecycle.ctx;
+    return this.handlerTimeoutMs > 0 ? callWithTimeout(ctx, this.handlerTimeoutMs, this.clock, call) : call(ctx);
   }
 
   private endEvent(metrics: BoundEventMetrics, started: number, now: number): void {
@@ -535,11 +558,11 @@ export class InformerController {
     started: number,
   ): number | Promise<number> {
     const span = this.startSpan(retry !== undefined ? SpanNames.controllerRetry : SpanNames.controllerEventReconcile, object);
-    const ctx = this.lifecycle.ctx;
+    const call = (ctx: HandlerContext): Promise<ReconcileResult> | ReconcileResult => handler.reconcile(ctx, request);
     metrics.ongoingProcesses.inc();
     let pending: Promise<ReconcileResult> | ReconcileResult;
     try {
-      pending = span === undefined ? handler.reconcile(ctx, request) : runInSpan(span, () => handler.reconcile(ctx, request));
+      pending = span === undefined ? this.callHandler(call) : runInSpan(span, () => this.callHandler(call));
     } catch (err) {
       return this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, true, err);
     }
@@ -623,7 +646,12 @@ export class InformerController {
     this.scheduler.schedule(queueKey(entry.kind, entry.object), entry, delayMs);
   }
 
-  /** Applies the dequeue policy to the pending retries (waiting or queued) of `handler` for this object. */
+  /**
+   * Before `handler` gets a new event of an object: applies the dequeue policy to its pending retries
+   * for that object (waiting or queued), and makes each retry it keeps carry the new event's object,
+   * so that a retry, which runs after this event, never hands the handler an older state than the one
+   * it is about to see (a mirroring handler would otherwise end on the stale state).
+   */
   private dequeueRetries(key: string, handler: ResourceWatcher | Reconciler, action: ResourceAction, object: KubeObject, metrics: BoundEventMetrics): void {
     if (!this.scheduler.hasPending(key) && this.queue.queuedItems(key).length === 0) return;
     const policy = this.retryDequeuePolicy;
@@ -638,6 +666,10 @@ export class InformerController {
     };
     const dropped = this.scheduler.cancel(key, drop).length + this.queue.removeQueued(key, drop).length;
     if (dropped > 0) metrics.droppedRetries.inc(dropped);
+    if (action === 'DELETE') return;
+    for (const item of [...this.scheduler.entries(key), ...this.queue.queuedItems(key)]) {
+      if (item.type !== 'event' && item.handler === handler) refreshRetry(item, object);
+    }
   }
 
   private report(error: unknown, where: Partial<ErrorHandlerContext> & Pick<ErrorHandlerContext, 'source'>): void {
@@ -688,6 +720,19 @@ function isResync(old: KubeObject, object: KubeObject): boolean {
   if (old === object) return true;
   const rv = old.metadata?.resourceVersion;
   return rv !== undefined && rv !== '' && rv === object.metadata.resourceVersion;
+}
+
+/**
+ * Makes a kept retry carry `newer`, the object of a newer event of the same object. A retry of a
+ * delete keeps its object (the final state), and so does one of another object that had the same
+ * name (a different uid). An update retry keeps its `old`: old -> newer is the net change.
+ */
+function refreshRetry(retry: RetryEntry, newer: KubeObject): void {
+  if (retry.action === 'DELETE' || retry.object === newer) return;
+  const uid = retry.object.metadata.uid;
+  if (uid !== undefined && newer.metadata.uid !== undefined && uid !== newer.metadata.uid) return;
+  retry.object = newer;
+  if (retry.type === 'reconciler') retry.request = { ...retry.request, object: newer };
 }
 
 /** Merges a queued, not started UPDATE with an incoming UPDATE of the same object: oldest `old`, newest `new`. */

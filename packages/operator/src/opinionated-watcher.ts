@@ -13,10 +13,14 @@
  *   3. our finalizer present -> syncFunc. 4. else addFunc, then add our finalizer (a patch error is
  *   returned as "error adding finalizer ...").
  * - update(old, new): 1. either missing -> ErrNilObject. 2. `new.generation > 0` and unchanged ->
- *   ignore. 3. our finalizer absent and not deleting -> addFunc, then add our finalizer, done
- *   (upstream's retry of a failed add). 4. deleting: finalizer absent -> ignore (see delete); present ->
- *   deleteFunc, then remove our finalizer. 5. the update only added our finalizer -> ignore.
- *   6. else updateFunc.
+ *   ignore. 3. our finalizer absent and not deleting -> addFunc, then add our finalizer, then go on
+ *   (upstream's retry of a failed add; as upstream, updateFunc follows). 4. deleting: finalizer
+ *   absent -> ignore (see delete); present -> deleteFunc, then remove our finalizer. 5. the update is
+ *   only the echo of our finalizer add -> ignore. 6. else updateFunc.
+ *   Rule 5 is safe under coalescing (old -> new may span several writes, see InformerController):
+ *   it holds only when our finalizer is new in `new` and nothing else changed: the generation for
+ *   objects that have one (a finalizer add never bumps it; rule 2 already ignored an unchanged one),
+ *   the whole object but `metadata.finalizers`, `resourceVersion` and `managedFields` for the others.
  * - delete(O): upstream ignores deletes. We: if our deleteFunc already ran for this object, ignore;
  *   otherwise call deleteFunc, because the object went away without our finalizer, e.g. when addFunc
  *   failed or was still being retried (grafana-app-sdk #46, #630), so the delete is not lost.
@@ -27,6 +31,7 @@
  * process restarts between removing the finalizer and seeing the object go; a retry after a failed
  * finalizer removal does not call `deleteFunc` again within one process.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, Schema } from '@kubeloop/resource';
 import { ErrNilObject, InvalidArgumentError } from './errors.js';
 import { DefaultFinalizerSupplier, addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName } from './finalizer.js';
@@ -121,15 +126,14 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
       const deleting = Boolean(newObject.metadata.deletionTimestamp);
       const ours = hasFinalizer(newObject, this.finalizer);
       if (!ours && !deleting) {
-        // The add failed earlier (or slipped past us): do it now; it stands in for this update.
+        // The add failed earlier (or slipped past us): do it now, then handle the update as upstream does.
         await this.addAndProtect(ctx, newObject);
-        return;
       }
       if (deleting) {
         if (ours) await this.finalize(ctx, newObject);
         return;
       }
-      if (!hasFinalizer(oldObject, this.finalizer)) return; // the echo of our own finalizer add
+      if (ours && isFinalizerAddEcho(oldObject, newObject, this.finalizer)) return;
       if (this.updateFunc) await this.updateFunc(ctx, oldObject, newObject);
     } catch (error) {
       endSpan(span, error);
@@ -173,6 +177,23 @@ export function newOpinionatedWatcher<T extends KubeObject = KubeObject>(
   options: OpinionatedWatcherOptions = {},
 ): OpinionatedWatcher<T> {
   return new OpinionatedWatcher<T>(schema, client, options);
+}
+
+/**
+ * True when `newObject` is `oldObject` plus our finalizer and nothing else that matters: the update
+ * our own finalizer patch caused, even if several writes were merged into it.
+ */
+function isFinalizerAddEcho(oldObject: KubeObject, newObject: KubeObject, finalizer: string): boolean {
+  if (hasFinalizer(oldObject, finalizer) || !hasFinalizer(newObject, finalizer)) return false;
+  const generation = newObject.metadata.generation ?? 0;
+  if (generation > 0 || (oldObject.metadata.generation ?? 0) > 0) return oldObject.metadata.generation === generation;
+  return isDeepStrictEqual(withoutWriteMetadata(oldObject), withoutWriteMetadata(newObject));
+}
+
+/** The object without what any write changes (resourceVersion, managedFields) and without finalizers. */
+function withoutWriteMetadata(object: KubeObject): KubeObject {
+  const { finalizers: _finalizers, resourceVersion: _resourceVersion, managedFields: _managedFields, ...metadata } = object.metadata;
+  return { ...object, metadata };
 }
 
 function identity(object: KubeObject): string {
