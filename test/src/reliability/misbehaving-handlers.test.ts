@@ -9,7 +9,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConfigMap, KubeObject } from '@kubeloop/resource';
-import { InformerController, JitteredExponentialBackoff, KubernetesBasedInformer, ReconcileAction, exponentialBackoffRetryPolicy, noopLogger } from '@kubeloop/operator';
+import {
+  InformerController,
+  JitteredExponentialBackoff,
+  KubernetesBasedInformer,
+  ReconcileAction,
+  exponentialBackoffRetryPolicy,
+  isHandlerTimeoutError,
+  noopLogger,
+} from '@kubeloop/operator';
 import type { ErrorHandlerContext, Reconciler, ResourceWatcher } from '@kubeloop/operator';
 import { ConfigMapKind } from '@kubeloop/resource';
 import { TempDirs } from '../support/temp-dir.js';
@@ -156,6 +164,81 @@ describe('reliability: misbehaving handlers beside a healthy one', () => {
       assert.ok(errors.every((e) => e.ctx.source !== 'informer' || e.ctx.phase !== 'handler'), 'nothing was thrown into the informer');
       assert.ok(calls.syncThrow >= 20 && calls.reject >= 20 && calls.throwingReconciler >= 20, `every bad handler saw every event and its retries: ${JSON.stringify(calls)}`);
       console.log(`misbehaving handlers: calls ${JSON.stringify(calls)}, ${errors.length} errors reported, the healthy handlers converged`);
+    } finally {
+      stop.abort();
+      await running;
+      guard.stop();
+    }
+    assert.equal(runError, undefined, 'the controller never stopped by itself');
+    assert.deepEqual(guard.problems, [], 'no unhandled rejection, no uncaught exception');
+  });
+  test('hanging handlers are given up on at handlerTimeoutMs: their signal aborts, the timeout is an error, the others go on', { timeout: 60_000 }, async () => {
+    const guard = new ProcessGuard();
+    guard.start();
+    const timeoutMs = 150;
+    const errors: unknown[] = [];
+    const controller = new InformerController({
+      handlerTimeoutMs: timeoutMs,
+      retryPolicy: exponentialBackoffRetryPolicy(20, 1),
+      errorHandler: (_ctx, err) => errors.push(err),
+      logger: noopLogger,
+    });
+    const informer = new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, cluster.configMaps, NAMESPACE, {
+      backoff: new JitteredExponentialBackoff({ initialMs: 50, maxMs: 500 }),
+      logger: noopLogger,
+    });
+    controller.addInformer(informer, 'configmaps');
+    const aborted = { watcher: 0, reconciler: 0 };
+    let calls = 0;
+    // Never settles; notices its signal abort (as a handler passing ctx.signal to its requests would).
+    const hang = (signal: AbortSignal, which: keyof typeof aborted): Promise<never> => {
+      calls++;
+      signal.addEventListener('abort', () => aborted[which]++, { once: true });
+      return new Promise<never>(() => undefined);
+    };
+    const hangingWatcher: ResourceWatcher = {
+      add: (ctx) => hang(ctx.signal, 'watcher'),
+      update: (ctx) => hang(ctx.signal, 'watcher'),
+      delete: (ctx) => hang(ctx.signal, 'watcher'),
+    };
+    const hangingReconciler: Reconciler = { reconcile: (ctx) => hang(ctx.signal, 'reconciler') };
+    const healthy = new HandlerRecord('healthy mirror', 'version');
+    controller.addWatcher(hangingWatcher, 'configmaps');
+    controller.addWatcher(mirror(healthy), 'configmaps');
+    controller.addReconciler(hangingReconciler, 'configmaps');
+
+    const stop = new AbortController();
+    let runError: unknown;
+    const running = controller.run(stop.signal).catch((e: unknown) => (runError = e));
+    try {
+      await informer.waitForSync(AbortSignal.timeout(10_000));
+      const names = ['hang-0', 'hang-1', 'hang-2'];
+      for (const name of names) await cluster.configMaps.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NAMESPACE }, data: { v: '0' } });
+      for (const name of names) await cluster.configMaps.patch({ namespace: NAMESPACE, name }, { merge: { data: { v: '1' } } });
+      await cluster.configMaps.delete({ namespace: NAMESPACE, name: 'hang-2' });
+      const started = Date.now();
+      const ours = (key: string): boolean => key.startsWith(`configmap/${NAMESPACE}/hang-`);
+      await waitFor(
+        async () => {
+          const want = new Map((await cluster.configMaps.listAll(NAMESPACE)).items.map((o: KubeObject) => [viewKey('configmap', o), o.metadata.resourceVersion]));
+          const have = [...healthy.view].filter(([k]) => ours(k));
+          return have.length === [...want.keys()].filter(ours).length && have.every(([k, v]) => want.get(k) === v.resourceVersion);
+        },
+        { timeoutMs: 20_000, what: 'the healthy mirror to converge past the hanging handlers' },
+      );
+      const convergedAfterMs = Date.now() - started;
+      // Retries (20 ms, then 40 ms, then none) of every hanging call end too.
+      await waitFor(async () => {
+        await controller.whenIdle();
+        const before = calls;
+        await sleep(4 * timeoutMs);
+        return calls === before;
+      }, { timeoutMs: 20_000, what: 'the retries of the hanging handlers to end' });
+      const timeouts = errors.filter(isHandlerTimeoutError);
+      assert.ok(timeouts.length > 0 && timeouts.length === errors.length, `every error is a HandlerTimeoutError: ${errors.map(String).join('; ')}`);
+      assert.equal(aborted.watcher + aborted.reconciler, calls, 'every hanging call had its signal aborted');
+      assert.deepEqual(healthy.violations, []);
+      console.log(`hanging handlers: ${calls} calls given up on after ${timeoutMs} ms each, ${timeouts.length} HandlerTimeoutErrors, the healthy mirror converged in ${convergedAfterMs} ms`);
     } finally {
       stop.abort();
       await running;
