@@ -297,6 +297,27 @@ describe('KubernetesBasedInformer', () => {
     await h.stop();
   });
 
+  test('a watch request that takes long to fail never connected: it does not reset the backoff', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const backoff = new JitteredExponentialBackoff({ clock, jitter: 'none', initialMs: 800, maxMs: 30_000 });
+    const h = harness({ clock, backoff });
+    const delays: number[] = [];
+    h.informer.on('stateChange', (s) => {
+      if (s.phase === 'BackingOff') delays.push(s.delayMs);
+    });
+    h.client.replyList(page([], '1'));
+    await h.start();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // The request hangs for 20 s (longer than the healthy threshold), then fails.
+      await clock.advance(20_000);
+      h.client.replyWatch(new NetworkError('timed out', { errno: 'ETIMEDOUT' }));
+      await h.settle();
+      await clock.advance(delays.at(-1) ?? 0);
+    }
+    assert.deepEqual(delays, [800, 1600, 3200]);
+    await h.stop();
+  });
+
   test('an ERROR event alone is not a working watch: the backoff keeps growing', async () => {
     const clock = new VirtualClock(1_000_000);
     const backoff = new JitteredExponentialBackoff({ clock, jitter: 'none', initialMs: 800, maxMs: 30_000 });

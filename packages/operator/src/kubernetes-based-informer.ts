@@ -416,7 +416,6 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   }
 
   private async watch(state: WatchingState, signal: AbortSignal): Promise<InformerInput> {
-    const startedAt = this.clock.now();
     const from = state.resourceVersion;
     this.rv = from;
     const span = this.startSpan(SpanNames.informerWatch);
@@ -434,8 +433,10 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       endSpan(span, error);
       if (signal.aborted) return ABORTED;
       this.report(error, 'watch');
-      return { type: 'watchFailed', error, resourceVersion: from, events: 0, durationMs: this.clock.now() - startedAt };
+      // Never connected: it lived 0 ms, however long the request took to fail.
+      return { type: 'watchFailed', error, resourceVersion: from, events: 0, durationMs: 0 };
     }
+    const connectedAt = this.clock.now();
     this.metrics?.watchConnected();
     this.notify('watchStart', from);
     this.traceEvents = span.isRecording();
@@ -507,7 +508,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       watch.stop();
       this.traceEvents = false;
     }
-    const stats = { resourceVersion: this.rv, events, durationMs: this.clock.now() - startedAt };
+    const stats = { resourceVersion: this.rv, events, durationMs: this.clock.now() - connectedAt };
     endSpan(span, signal.aborted ? undefined : failure);
     if (signal.aborted) return ABORTED;
     if (failure !== undefined) {
