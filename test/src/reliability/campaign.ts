@@ -19,6 +19,8 @@ export interface CampaignOptions extends RunProgramOptions {
   shrink?: boolean;
   /** Time allowed to shrink one failure, in ms. Default 120000. */
   shrinkBudgetMs?: number;
+  /** How many failures are shrunk; later ones print their whole program (keeps a failing CI run short). Default: all. */
+  shrinkLimit?: number;
   /** How far above the baseline (the heap after the first program) the heap may be after a program. Default 24 MiB. */
   heapSlackBytes?: number;
   /** Where failing programs are saved. Default `<tmp>/kubeloop-reliability-failures`. */
@@ -111,7 +113,8 @@ export class Campaign {
     log(outcomeLine(outcome, heap));
     let failure: Failure | undefined;
     if (outcome.violations.length > 0) {
-      failure = await reportFailure(outcome, options, log);
+      const shrink = (options.shrink ?? true) && summary.failures.length < (options.shrinkLimit ?? Number.POSITIVE_INFINITY);
+      failure = await reportFailure(outcome, { ...options, shrink }, log);
       summary.failures.push(failure);
     }
     summary.durationMs += Date.now() - started;
