@@ -12,6 +12,9 @@ import { waitFor } from '../support/wait-for.js';
 /** The namespace every program writes in. */
 export const NAMESPACE = 'default';
 
+/** Changes of watch history the server keeps per kind. */
+const HISTORY_WINDOW = 1000;
+
 /** A Gadget: spec and status each hold one number. */
 export type Gadget = KubeObject<{ value: number }, { value?: number }>;
 
@@ -68,9 +71,13 @@ export class ReliabilityCluster {
     this.configMaps = new Client(ConfigMapKind, this.transport);
   }
 
-  /** Starts a server persisted in `dataDir` (fsync on every write: an acknowledged write survives the restart) and installs the CRD. */
+  /**
+   * Starts a server persisted in `dataDir` (fsync on every write: an acknowledged write survives the
+   * restart) and installs the CRD. Watch history is kept for the last {@link HISTORY_WINDOW} changes
+   * per kind (default 10000): a bound on the server's memory in a long soak, far more than a program needs.
+   */
   static async start(dataDir: string): Promise<ReliabilityCluster> {
-    const server = await startApiServer({ dataDir });
+    const server = await startApiServer({ dataDir, historyWindow: HISTORY_WINDOW });
     const cluster = new ReliabilityCluster(server, dataDir);
     await new Client(CustomResourceDefinitionKind, cluster.transport).create(gadgetCrd);
     const served = async (): Promise<boolean> => {
@@ -99,7 +106,7 @@ export class ReliabilityCluster {
   /** Stops the server (watches end, connections close) and starts it again on the same data directory and port. */
   async restart(): Promise<void> {
     await this.current.stop();
-    this.current = await startApiServer({ dataDir: this.dataDir, port: this.port });
+    this.current = await startApiServer({ dataDir: this.dataDir, port: this.port, historyWindow: HISTORY_WINDOW });
     this.restarts++;
   }
 
