@@ -1,32 +1,23 @@
 /**
  * Handlers that misbehave, next to a healthy one, over real HTTP: watchers that throw (also
  * non-Errors, also synchronously), reject, or return nonsense; reconcilers that throw or return
- * nonsense results. The healthy mirror must see every change in order and converge, the errors must
+ * nonsense results; watchers and reconcilers that hang (given up on at `handlerTimeoutMs`). The healthy mirror must see every change in order and converge, the errors must
  * reach the errorHandler, retries must stay bounded, and nothing may escape as an unhandled
  * rejection or an uncaught exception. Each scenario is bounded in time.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ConfigMap, KubeObject } from '@kubeloop/resource';
-import {
-  InformerController,
-  JitteredExponentialBackoff,
-  KubernetesBasedInformer,
-  ReconcileAction,
-  exponentialBackoffRetryPolicy,
-  isHandlerTimeoutError,
-  noopLogger,
-} from '@kubeloop/operator';
-import type { ErrorHandlerContext, Reconciler, ResourceWatcher } from '@kubeloop/operator';
-import { ConfigMapKind } from '@kubeloop/resource';
+import { ReconcileAction, exponentialBackoffRetryPolicy, isHandlerTimeoutError } from '@kubeloop/operator';
+import type { Reconciler, ResourceWatcher } from '@kubeloop/operator';
 import { TempDirs } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { NAMESPACE, ReliabilityCluster } from './cluster.js';
+import { ConfigMapController } from './configmap-controller.js';
 import { HandlerRecord, viewKey } from './handler-record.js';
-import { ProcessGuard } from './process-guard.js';
+import { mirrorWatcher } from './operator-under-test.js';
 
-/** The misbehaviours, chosen per object by its `misbehave` label value. */
+/** The misbehaviours, cycled through call by call. */
 const NONSENSE_RESULTS: readonly unknown[] = [42, null, 'done', { requeueAfter: 'banana' }, { requeueAfter: Number.NaN }, { requeueAfter: -5 }, { state: 'not an object' }, [1, 2, 3]];
 const THROWN_VALUES: readonly unknown[] = ['a string', null, undefined, 42, { message: 'an object' }, new TypeError('a TypeError')];
 
@@ -36,13 +27,16 @@ function rejectWith(value: unknown): Promise<never> {
   return Promise.reject(value);
 }
 
-/** A watcher of the healthy kind: believes every event. */
-function mirror(record: HandlerRecord): ResourceWatcher {
-  return {
-    add: async (_ctx, o) => record.set(viewKey('configmap', o), o),
-    update: async (_ctx, _old, o) => record.set(viewKey('configmap', o), o),
-    delete: async (_ctx, o) => record.remove(viewKey('configmap', o), o),
-  };
+/** Waits until `count()` stops changing for `quietMs` (retries over, nothing looping). */
+async function settles(count: () => number, quietMs: number, what: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const before = count();
+      await sleep(quietMs);
+      return count() === before;
+    },
+    { timeoutMs: 20_000, what },
+  );
 }
 
 describe('reliability: misbehaving handlers beside a healthy one', () => {
@@ -59,20 +53,7 @@ describe('reliability: misbehaving handlers beside a healthy one', () => {
   });
 
   test('throwing, rejecting and nonsense-returning handlers stop nothing: the healthy mirror converges, errors are reported, retries end', { timeout: 60_000 }, async () => {
-    const guard = new ProcessGuard();
-    guard.start();
-    const errors: { ctx: ErrorHandlerContext; err: unknown }[] = [];
-    const controller = new InformerController({
-      retryPolicy: exponentialBackoffRetryPolicy(20, 3),
-      errorHandler: (ctx, err) => errors.push({ ctx, err }),
-      logger: noopLogger,
-    });
-    const informer = new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, cluster.configMaps, NAMESPACE, {
-      backoff: new JitteredExponentialBackoff({ initialMs: 50, maxMs: 500 }),
-      logger: noopLogger,
-    });
-    controller.addInformer(informer, 'configmaps');
-
+    const harness = new ConfigMapController(cluster, { config: { retryPolicy: exponentialBackoffRetryPolicy(20, 3) } });
     const calls = { syncThrow: 0, reject: 0, nonsenseWatcher: 0, throwingReconciler: 0, nonsenseReconciler: 0 };
     let n = 0;
     const next = <T>(list: readonly T[]): T => list[n++ % list.length]!;
@@ -113,10 +94,11 @@ describe('reliability: misbehaving handlers beside a healthy one', () => {
 
     const healthy = new HandlerRecord('healthy mirror', 'version');
     const reconciled = new HandlerRecord('healthy reconciler', 'version');
+    const { controller } = harness;
     controller.addWatcher(syncThrow, 'configmaps');
     controller.addWatcher(rejecting, 'configmaps');
     controller.addWatcher(nonsenseWatcher, 'configmaps');
-    controller.addWatcher(mirror(healthy), 'configmaps');
+    controller.addWatcher(mirrorWatcher(healthy, 'configmap'), 'configmaps');
     controller.addReconciler(throwingReconciler, 'configmaps');
     controller.addReconciler(nonsenseReconciler, 'configmaps');
     controller.addReconciler(
@@ -131,11 +113,10 @@ describe('reliability: misbehaving handlers beside a healthy one', () => {
       'configmaps',
     );
 
-    const stop = new AbortController();
-    let runError: unknown;
-    const running = controller.run(stop.signal).catch((e: unknown) => (runError = e));
+    const ours = (key: string): boolean => key.startsWith(`configmap/${NAMESPACE}/bad-`);
+    let problems: string[];
     try {
-      await informer.waitForSync(AbortSignal.timeout(10_000));
+      await harness.start();
       for (let i = 0; i < 20; i++) {
         const name = `bad-${i % 8}`;
         const id = { namespace: NAMESPACE, name };
@@ -143,51 +124,24 @@ describe('reliability: misbehaving handlers beside a healthy one', () => {
         else if (i < 16) await cluster.configMaps.patch(id, { merge: { data: { v: String(i) } } });
         else await cluster.configMaps.delete(id);
       }
-      const expected = async (): Promise<Map<string, string>> =>
-        new Map((await cluster.configMaps.listAll(NAMESPACE)).items.map((o: KubeObject) => [viewKey('configmap', o), o.metadata.resourceVersion ?? '']));
-      const converged = (record: HandlerRecord, want: Map<string, string>): boolean =>
-        record.view.size === want.size && [...want].every(([k, rv]) => record.view.get(k)?.resourceVersion === rv);
-      await waitFor(async () => {
-        const want = await expected();
-        return converged(healthy, want) && converged(reconciled, want);
-      }, { timeoutMs: 10_000, what: 'the healthy handlers to converge' });
-
+      await harness.converged(healthy, 'the healthy mirror to converge', ours);
+      await harness.converged(reconciled, 'the healthy reconciler to converge', ours);
       // Retries are bounded: 20 ms doubling, up to attempt 3, so every retry is over after 20+40+80+160 ms.
-      await sleep(1000);
-      await controller.whenIdle();
-      const settled = { ...calls };
-      await sleep(500);
-      assert.deepEqual(calls, settled, 'no handler is still being called: retries ended and nothing loops');
-
-      assert.deepEqual([...healthy.violations, ...reconciled.violations], []);
-      for (const source of ['watcher', 'reconciler'] as const) assert.ok(errors.some((e) => e.ctx.source === source), `errors of ${source}s were reported`);
-      assert.ok(errors.every((e) => e.ctx.source !== 'informer' || e.ctx.phase !== 'handler'), 'nothing was thrown into the informer');
-      assert.ok(calls.syncThrow >= 20 && calls.reject >= 20 && calls.throwingReconciler >= 20, `every bad handler saw every event and its retries: ${JSON.stringify(calls)}`);
-      console.log(`misbehaving handlers: calls ${JSON.stringify(calls)}, ${errors.length} errors reported, the healthy handlers converged`);
+      await settles(() => Object.values(calls).reduce((a, b) => a + b, 0), 500, 'the retries of the bad handlers to end');
     } finally {
-      stop.abort();
-      await running;
-      guard.stop();
+      problems = await harness.stop();
     }
-    assert.equal(runError, undefined, 'the controller never stopped by itself');
-    assert.deepEqual(guard.problems, [], 'no unhandled rejection, no uncaught exception');
+    assert.deepEqual(problems, [], 'no unhandled rejection or uncaught exception; the controller never stopped by itself');
+    assert.deepEqual([...healthy.violations, ...reconciled.violations], []);
+    for (const source of ['watcher', 'reconciler'] as const) assert.ok(harness.errors.some((e) => e.ctx.source === source), `errors of ${source}s were reported`);
+    assert.ok(harness.errors.every((e) => e.ctx.source !== 'informer' || e.ctx.phase !== 'handler'), 'nothing was thrown into the informer');
+    assert.ok(calls.syncThrow >= 20 && calls.reject >= 20 && calls.throwingReconciler >= 20, `every bad handler saw every event and its retries: ${JSON.stringify(calls)}`);
+    console.log(`misbehaving handlers: calls ${JSON.stringify(calls)}, ${harness.errors.length} errors reported, the healthy handlers converged`);
   });
+
   test('hanging handlers are given up on at handlerTimeoutMs: their signal aborts, the timeout is an error, the others go on', { timeout: 60_000 }, async () => {
-    const guard = new ProcessGuard();
-    guard.start();
     const timeoutMs = 150;
-    const errors: unknown[] = [];
-    const controller = new InformerController({
-      handlerTimeoutMs: timeoutMs,
-      retryPolicy: exponentialBackoffRetryPolicy(20, 1),
-      errorHandler: (_ctx, err) => errors.push(err),
-      logger: noopLogger,
-    });
-    const informer = new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, cluster.configMaps, NAMESPACE, {
-      backoff: new JitteredExponentialBackoff({ initialMs: 50, maxMs: 500 }),
-      logger: noopLogger,
-    });
-    controller.addInformer(informer, 'configmaps');
+    const harness = new ConfigMapController(cluster, { config: { handlerTimeoutMs: timeoutMs, retryPolicy: exponentialBackoffRetryPolicy(20, 1) } });
     const aborted = { watcher: 0, reconciler: 0 };
     let calls = 0;
     // Never settles; notices its signal abort (as a handler passing ctx.signal to its requests would).
@@ -203,48 +157,31 @@ describe('reliability: misbehaving handlers beside a healthy one', () => {
     };
     const hangingReconciler: Reconciler = { reconcile: (ctx) => hang(ctx.signal, 'reconciler') };
     const healthy = new HandlerRecord('healthy mirror', 'version');
-    controller.addWatcher(hangingWatcher, 'configmaps');
-    controller.addWatcher(mirror(healthy), 'configmaps');
-    controller.addReconciler(hangingReconciler, 'configmaps');
+    harness.controller.addWatcher(hangingWatcher, 'configmaps');
+    harness.controller.addWatcher(mirrorWatcher(healthy, 'configmap'), 'configmaps');
+    harness.controller.addReconciler(hangingReconciler, 'configmaps');
 
-    const stop = new AbortController();
-    let runError: unknown;
-    const running = controller.run(stop.signal).catch((e: unknown) => (runError = e));
+    let problems: string[];
+    let convergedAfterMs: number;
     try {
-      await informer.waitForSync(AbortSignal.timeout(10_000));
+      await harness.start();
       const names = ['hang-0', 'hang-1', 'hang-2'];
       for (const name of names) await cluster.configMaps.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NAMESPACE }, data: { v: '0' } });
       for (const name of names) await cluster.configMaps.patch({ namespace: NAMESPACE, name }, { merge: { data: { v: '1' } } });
       await cluster.configMaps.delete({ namespace: NAMESPACE, name: 'hang-2' });
       const started = Date.now();
-      const ours = (key: string): boolean => key.startsWith(`configmap/${NAMESPACE}/hang-`);
-      await waitFor(
-        async () => {
-          const want = new Map((await cluster.configMaps.listAll(NAMESPACE)).items.map((o: KubeObject) => [viewKey('configmap', o), o.metadata.resourceVersion]));
-          const have = [...healthy.view].filter(([k]) => ours(k));
-          return have.length === [...want.keys()].filter(ours).length && have.every(([k, v]) => want.get(k) === v.resourceVersion);
-        },
-        { timeoutMs: 20_000, what: 'the healthy mirror to converge past the hanging handlers' },
-      );
-      const convergedAfterMs = Date.now() - started;
+      await harness.converged(healthy, 'the healthy mirror to converge past the hanging handlers', (key) => key.startsWith(`configmap/${NAMESPACE}/hang-`));
+      convergedAfterMs = Date.now() - started;
       // Retries (20 ms, then 40 ms, then none) of every hanging call end too.
-      await waitFor(async () => {
-        await controller.whenIdle();
-        const before = calls;
-        await sleep(4 * timeoutMs);
-        return calls === before;
-      }, { timeoutMs: 20_000, what: 'the retries of the hanging handlers to end' });
-      const timeouts = errors.filter(isHandlerTimeoutError);
-      assert.ok(timeouts.length > 0 && timeouts.length === errors.length, `every error is a HandlerTimeoutError: ${errors.map(String).join('; ')}`);
-      assert.equal(aborted.watcher + aborted.reconciler, calls, 'every hanging call had its signal aborted');
-      assert.deepEqual(healthy.violations, []);
-      console.log(`hanging handlers: ${calls} calls given up on after ${timeoutMs} ms each, ${timeouts.length} HandlerTimeoutErrors, the healthy mirror converged in ${convergedAfterMs} ms`);
+      await settles(() => calls, 4 * timeoutMs, 'the retries of the hanging handlers to end');
     } finally {
-      stop.abort();
-      await running;
-      guard.stop();
+      problems = await harness.stop();
     }
-    assert.equal(runError, undefined, 'the controller never stopped by itself');
-    assert.deepEqual(guard.problems, [], 'no unhandled rejection, no uncaught exception');
+    assert.deepEqual(problems, [], 'no unhandled rejection or uncaught exception; the controller never stopped by itself');
+    const timeouts = harness.errors.filter((e) => isHandlerTimeoutError(e.err));
+    assert.ok(timeouts.length > 0 && timeouts.length === harness.errors.length, `every error is a HandlerTimeoutError: ${harness.errors.map((e) => String(e.err)).join('; ')}`);
+    assert.equal(aborted.watcher + aborted.reconciler, calls, 'every hanging call had its signal aborted');
+    assert.deepEqual(healthy.violations, []);
+    console.log(`hanging handlers: ${calls} calls given up on after ${timeoutMs} ms each, ${timeouts.length} HandlerTimeoutErrors, the healthy mirror converged in ${convergedAfterMs} ms`);
   });
 });

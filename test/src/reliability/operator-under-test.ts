@@ -188,7 +188,7 @@ function recordingReconciler(record: HandlerRecord, kind: ObjectKind, inner: Rec
 }
 
 /** Believes every event. */
-function mirrorWatcher(record: HandlerRecord, kind: ObjectKind): ResourceWatcher {
+export function mirrorWatcher(record: HandlerRecord, kind: ObjectKind): ResourceWatcher {
   return {
     add: async (_ctx, object) => record.set(viewKey(kind, object), object),
     update: async (_ctx, _old, object) => record.set(viewKey(kind, object), object),

@@ -23,6 +23,7 @@ import { Model, modelKey } from './model.js';
 import { CONVERGENCE_BOUND_MS, OperatorUnderTest } from './operator-under-test.js';
 import type { ErrorCounts, HandlerUnderTest } from './operator-under-test.js';
 import { ProcessGuard } from './process-guard.js';
+import { waitFor } from '../support/wait-for.js';
 import { countWrites, isFault, isWrite } from './program.js';
 import type { FaultStep, ObjectKind, Program, Step, WriteStep } from './program.js';
 
@@ -100,7 +101,7 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
     cluster = await ReliabilityCluster.start(join(dir, 'data'));
     operator = new OperatorUnderTest(cluster.url);
     operator.start();
-    await waitUntil(() => operator!.hasSynced(), 10_000, 'the informers to sync');
+    await waitFor(() => operator!.hasSynced(), { timeoutMs: 10_000, intervalMs: 10, what: 'the informers to sync' });
 
     for (let i = 0; ; i++) {
       if (i === steps.length) {
@@ -114,30 +115,12 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
       else if (!(await applyWrite(cluster, model, step))) writesFailed++;
     }
     cluster.faults.reset();
-    const faultsEndedAt = Date.now();
-
-    // Converged = every view equals the server, and still does a moment later (a late stale retry would undo it).
-    const deadline = faultsEndedAt + boundMs + graceMs;
-    let diffs: string[] = [];
-    for (;;) {
-      server = await snapshot(cluster);
-      diffs = operator.handlers.flatMap((h) => viewDiffs(h, server).map((d) => d.message));
-      if (diffs.length === 0) {
-        const at = Date.now() - faultsEndedAt;
-        await sleep(300);
-        server = await snapshot(cluster);
-        diffs = operator.handlers.flatMap((h) => viewDiffs(h, server).map((d) => d.message));
-        if (diffs.length === 0) {
-          convergenceMs = at;
-          if (options.moreSteps !== undefined) heapSamples.push({ atMs: Date.now() - started, bytes: heapAfterGc() });
-          break;
-        }
-      }
-      if (Date.now() > deadline) break;
-      await sleep(20);
-    }
+    const converged = await awaitConvergence(cluster, operator.handlers, boundMs, graceMs);
+    server = converged.server;
+    convergenceMs = converged.convergenceMs;
+    if (convergenceMs !== undefined && options.moreSteps !== undefined) heapSamples.push({ atMs: Date.now() - started, bytes: heapAfterGc() });
     if (convergenceMs === undefined) {
-      violations.push([`not converged ${boundMs + graceMs} ms after the last fault (bound ${boundMs} ms); differences:`, ...diffs.slice(0, 12).map((d) => `    ${d}`)].join('\n'));
+      violations.push([`not converged ${boundMs + graceMs} ms after the last fault (bound ${boundMs} ms); differences:`, ...converged.diffs.slice(0, 12).map((d) => `    ${d}`)].join('\n'));
     } else if (convergenceMs > boundMs) {
       violations.push(`converged ${convergenceMs} ms after the last fault, beyond the bound of ${boundMs} ms`);
     }
@@ -157,16 +140,7 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
   violations.push(...guard.problems);
 
   const handlers = operator?.handlers ?? [];
-  const lost = new Set<string>();
-  for (const h of handlers) for (const d of viewDiffs(h, server)) lost.add(d.key);
-  let deletes = 0;
-  let duplicateDeletes = 0;
-  for (const h of handlers) {
-    for (const times of h.record.deletes.values()) {
-      deletes += times;
-      if (times > 1) duplicateDeletes += times - 1;
-    }
-  }
+  const { objectsLost, deletes, duplicateDeletes } = tally(handlers, server);
   const ran: Program = { seed: program.seed, steps };
   return {
     program: ran,
@@ -177,7 +151,7 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
     writesFailed,
     handlerCalls: handlers.reduce((n, h) => n + h.record.calls, 0),
     objects: server.size,
-    objectsLost: lost.size,
+    objectsLost,
     duplicateDeletes,
     deletes,
     errors: operator?.errors ?? {},
@@ -185,6 +159,50 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
     heapSamples,
     durationMs: Date.now() - started,
   };
+}
+
+/**
+ * Polls until every handler's view equals the server (and still does 300 ms later: a late stale
+ * retry would undo it), or `boundMs + graceMs` after now (the faults were just cleared).
+ */
+async function awaitConvergence(
+  cluster: ReliabilityCluster,
+  handlers: readonly HandlerUnderTest[],
+  boundMs: number,
+  graceMs: number,
+): Promise<{ convergenceMs: number | undefined; server: ServerState; diffs: string[] }> {
+  const faultsEndedAt = Date.now();
+  const deadline = faultsEndedAt + boundMs + graceMs;
+  const differences = async (): Promise<{ server: ServerState; diffs: string[] }> => {
+    const server = await snapshot(cluster);
+    return { server, diffs: handlers.flatMap((h) => viewDiffs(h, server).map((d) => d.message)) };
+  };
+  for (;;) {
+    let state = await differences();
+    if (state.diffs.length === 0) {
+      const at = Date.now() - faultsEndedAt;
+      await sleep(300);
+      state = await differences();
+      if (state.diffs.length === 0) return { convergenceMs: at, ...state };
+    }
+    if (Date.now() > deadline) return { convergenceMs: undefined, ...state };
+    await sleep(20);
+  }
+}
+
+/** Objects some view still gets wrong, and the user deletes run (and run again) per object. */
+function tally(handlers: readonly HandlerUnderTest[], server: ServerState): { objectsLost: number; deletes: number; duplicateDeletes: number } {
+  const lost = new Set<string>();
+  for (const h of handlers) for (const d of viewDiffs(h, server)) lost.add(d.key);
+  let deletes = 0;
+  let duplicateDeletes = 0;
+  for (const h of handlers) {
+    for (const times of h.record.deletes.values()) {
+      deletes += times;
+      if (times > 1) duplicateDeletes += times - 1;
+    }
+  }
+  return { objectsLost: lost.size, deletes, duplicateDeletes };
 }
 
 async function applyFault(cluster: ReliabilityCluster, model: Model, step: FaultStep, failed: () => void): Promise<void> {
@@ -362,12 +380,3 @@ function deleteDiffs(handlers: readonly HandlerUnderTest[], server: ServerState)
 function sorted(labels: Record<string, string>): [string, string][] {
   return Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
 }
-
-async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
