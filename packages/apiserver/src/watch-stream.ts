@@ -78,8 +78,10 @@ export class WatchStream {
     this.options = options;
     this.#filtered = options.namespace !== undefined || options.labelSelector !== undefined || options.fieldSelector !== undefined;
     this.#maxBufferedBytes = options.maxBufferedBytes ?? defaultMaxWatchBufferBytes;
-    // In Node 20 the response's 'close' is what reliably reports a client going away.
+    // In Node 20 the response's 'close' is what reliably reports a client going away. It is emitted
+    // once: a request that waited (latency, a slow body) may find its client already gone.
     res.on('close', () => this.#markClosed());
+    if (res.destroyed) this.#markClosed();
   }
 
   /**
