@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DemoProcess } from './demo-process.js';
+import { DemoProcess } from './support/demo-process.js';
 
 describe('the demo', () => {
   const cleanups: (() => Promise<void>)[] = [];

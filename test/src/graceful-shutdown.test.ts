@@ -1,36 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer } from '@kubeloop/apiserver';
-import { Client, HttpTransport, LeaseKind, defineKind, loadKubeConfig } from '@kubeloop/resource';
-import { DemoProcess } from './demo-process.js';
+import { Client, HttpTransport, LeaseKind, loadKubeConfig } from '@kubeloop/resource';
+import { DemoProcess, PlaylistKind, demoOperatorArgs } from './support/demo-process.js';
+import { readRecord } from './support/reconcile-record.js';
 import { waitFor } from './support/wait-for.js';
-
-interface RecordLine {
-  identity: string;
-  phase: 'start' | 'end';
-  key: string;
-  t: number;
-}
-
-const PlaylistKind = defineKind<{ title: string; interval: string; items: { type: string; value: string }[] }>({
-  group: 'playlist.kubeloop.dev',
-  version: 'v1',
-  kind: 'Playlist',
-});
-
-async function readRecord(file: string): Promise<RecordLine[]> {
-  try {
-    return (await readFile(file, 'utf8'))
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as RecordLine);
-  } catch {
-    return [];
-  }
-}
 
 describe('graceful shutdown of the demo operator', () => {
   let server: Awaited<ReturnType<typeof startApiServer>>;
@@ -55,11 +32,9 @@ describe('graceful shutdown of the demo operator', () => {
   });
 
   function operator(identity: string, workDelayMs: number, record: string): DemoProcess {
-    const p = new DemoProcess([
-      '--kubeconfig', kubeconfig, '--no-samples', '--identity', identity, '--work-dir', join(dir, identity),
-      '--work-delay-ms', String(workDelayMs), '--reconcile-log', record,
-      '--lease-duration-ms', '4000', '--renew-deadline-ms', '3000', '--retry-period-ms', '500',
-    ]);
+    const p = new DemoProcess(
+      demoOperatorArgs({ kubeconfig, identity, dir, workDelayMs, reconcileLog: record, lease: { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 } }),
+    );
     processes.push(p);
     return p;
   }

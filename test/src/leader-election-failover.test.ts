@@ -1,57 +1,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer } from '@kubeloop/apiserver';
-import { Client, HttpTransport, LeaseKind, defineKind, loadKubeConfig } from '@kubeloop/resource';
-import { DemoProcess } from './demo-process.js';
+import { Client, HttpTransport, LeaseKind, loadKubeConfig } from '@kubeloop/resource';
+import { DemoProcess, PlaylistKind, demoOperatorArgs } from './support/demo-process.js';
+import { intervals, readRecord } from './support/reconcile-record.js';
 import { waitFor } from './support/wait-for.js';
 
-interface RecordLine {
-  identity: string;
-  phase: 'start' | 'end';
-  key: string;
-  t: number;
-}
-
-interface PlaylistStatus {
-  conditions?: { type: string; status: string; observedGeneration?: number }[];
-}
-const PlaylistKind = defineKind<{ title: string; interval: string; items: { type: string; value: string }[] }, PlaylistStatus>({
-  group: 'playlist.kubeloop.dev',
-  version: 'v1',
-  kind: 'Playlist',
-});
-
 const LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
-
-async function readRecord(file: string): Promise<RecordLine[]> {
-  try {
-    return (await readFile(file, 'utf8'))
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as RecordLine);
-  } catch {
-    return [];
-  }
-}
-
-/** Per identity and key, the intervals [start, end] of its reconciles; a start without end lasts until `openUntil`. */
-function intervals(lines: RecordLine[], identity: string, openUntil: number): Map<string, [number, number][]> {
-  const byKey = new Map<string, [number, number][]>();
-  const open = new Map<string, number>();
-  for (const l of lines.filter((x) => x.identity === identity)) {
-    if (l.phase === 'start') open.set(l.key, l.t);
-    else {
-      const start = open.get(l.key);
-      open.delete(l.key);
-      if (start !== undefined) byKey.set(l.key, [...(byKey.get(l.key) ?? []), [start, l.t]]);
-    }
-  }
-  for (const [key, start] of open) byKey.set(key, [...(byKey.get(key) ?? []), [start, openUntil]]);
-  return byKey;
-}
 
 describe('leader election between two operator processes', () => {
   let server: Awaited<ReturnType<typeof startApiServer>>;
@@ -76,11 +34,7 @@ describe('leader election between two operator processes', () => {
   });
 
   function operator(identity: string, record: string): DemoProcess {
-    const p = new DemoProcess([
-      '--kubeconfig', kubeconfig, '--no-samples', '--identity', identity, '--work-dir', join(dir, identity),
-      '--work-delay-ms', '150', '--reconcile-log', record,
-      '--lease-duration-ms', String(LEASE.leaseDurationMs), '--renew-deadline-ms', String(LEASE.renewDeadlineMs), '--retry-period-ms', String(LEASE.retryPeriodMs),
-    ]);
+    const p = new DemoProcess(demoOperatorArgs({ kubeconfig, identity, dir, workDelayMs: 150, reconcileLog: record, lease: LEASE }));
     processes.push(p);
     return p;
   }

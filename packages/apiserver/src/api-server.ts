@@ -226,7 +226,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
   let address = '';
   const host = options.host ?? '127.0.0.1';
-  const faults = new FaultInjector({ dropWatches: (mode) => hub.dropAll(mode), forgetHistory: () => store.forgetHistory() });
+  const faults = new FaultInjector({
+    dropWatches: (mode) => hub.dropAll(mode),
+    forgetHistory: () => store.forgetHistory(),
+    injectWatchLines: (lines, resource) => hub.injectLines(lines, resource),
+  });
   const handler = new RequestHandler({
     registry,
     store,

@@ -77,6 +77,27 @@ describe('fault injection', () => {
     assert.equal(res.body.reason, 'InternalError');
   });
 
+  test('injectWatchLines writes lines as they are into the watches of a resource, and the streams go on', async () => {
+    const rv = server.resourceVersion();
+    const a = new RawWatch(`${server.url}${cms}?watch=true&resourceVersion=${rv}`);
+    const b = new RawWatch(`${server.url}/api/v1/namespaces/default/secrets?watch=true&resourceVersion=${rv}`);
+    watches.push(a, b);
+    await a.ready();
+    await b.ready();
+    // Valid JSON that is not a valid event: the test client parses every line.
+    const garbage = ['{"type":"ADDED","object":{"kind":"ConfigMap"}}', '{"type":"SURPRISE"}', '"just a string"'];
+    assert.equal(server.faults.injectWatchLines(garbage, { resource: 'configmaps' }), 1);
+    await a.waitForEvents(3);
+    assert.deepEqual(a.events.slice(0, 3), garbage.map((l) => JSON.parse(l) as unknown));
+    const created = await req('POST', cms, { metadata: { name: 'after-garbage' } });
+    assert.equal(created.status, 201);
+    const events = await a.waitForEvents(4);
+    assert.equal(events[3]?.type, 'ADDED', 'the stream goes on after the garbage');
+    assert.equal(b.events.length, 0, 'watches of other resources got nothing');
+    assert.equal(server.faults.injectWatchLines(['{}']), 2, 'without a resource: every watch');
+    assert.throws(() => server.faults.injectWatchLines(['a\nb']), RangeError);
+  });
+
   test('latency delays every response until reset', async () => {
     server.faults.latency(150);
     let started = Date.now();

@@ -1,6 +1,6 @@
 /**
  * Fault injection for reliability tests (ours and our users'): cut watches, fail the next
- * requests with a chosen status, forget watch history, add latency.
+ * requests with a chosen status, forget watch history, add latency, write garbage into watches.
  */
 import { reasonForHttpStatus } from '@kubeloop/resource';
 import { faultStatus } from './status-error.js';
@@ -34,6 +34,13 @@ export interface Faults {
   dropWatches(options?: { midLine?: boolean; graceful?: boolean }): number;
   /** Fails the next matching requests (resource requests only, not discovery). */
   failNext(rule: FailNextRule): void;
+  /**
+   * Writes `lines` as they are (each followed by a newline) into every open watch, or only into the
+   * watches of `resource` (plural, e.g. `configmaps`): malformed JSON, events without an object or
+   * metadata, unknown event types, for testing clients' decoders. The streams go on afterwards.
+   * Returns how many watches got them.
+   */
+  injectWatchLines(lines: readonly string[], options?: { resource?: string }): number;
   /** Forgets watch history: resuming from any older resourceVersion gets 410. */
   compact(): void;
   /** Adds `ms` before every response (0 = off). */
@@ -51,6 +58,7 @@ interface PendingRule {
 export interface FaultTargets {
   dropWatches(mode: 'reset' | 'midLine' | 'graceful'): number;
   forgetHistory(): void;
+  injectWatchLines(lines: readonly string[], resource: string | undefined): number;
 }
 
 /** The server-side state of {@link Faults}. */
@@ -75,6 +83,11 @@ export class FaultInjector implements Faults {
   failNext(rule: FailNextRule): void {
     if (!Number.isInteger(rule.status) || rule.status < 400 || rule.status > 599) throw new RangeError(`failNext: status must be 400-599, got ${rule.status}`);
     this.#rules.push({ rule: { ...rule }, remaining: rule.count ?? 1 });
+  }
+
+  injectWatchLines(lines: readonly string[], options?: { resource?: string }): number {
+    for (const line of lines) if (line.includes('\n')) throw new RangeError('injectWatchLines: a line must not contain a newline');
+    return this.#targets.injectWatchLines(lines, options?.resource);
   }
 
   compact(): void {

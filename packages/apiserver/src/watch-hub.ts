@@ -72,6 +72,19 @@ export class WatchHub {
     return all.length;
   }
 
+  /** Writes raw lines into every watch, or those of the resource `plural`; returns how many (fault injection). */
+  injectLines(lines: readonly string[], plural: string | undefined): number {
+    let n = 0;
+    for (const [storeKey, set] of this.#byType) {
+      if (plural !== undefined && !storeKey.endsWith(`/${plural}`)) continue;
+      for (const stream of set) {
+        for (const line of lines) stream.sendRaw(line);
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** Ends every watch cleanly and stops the ticker. */
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);

@@ -46,8 +46,7 @@ function modified(name: string, rv: number): ChangeEvent {
   return new ChangeEvent('MODIFIED', stored(name, rv), stored(name, rv - 1));
 }
 
-function openStream(options: Partial<WatchStreamOptions> = {}): { res: RecordingResponse; stream: WatchStream } {
-  const res = new RecordingResponse();
+function openStream(options: Partial<WatchStreamOptions> = {}, res = new RecordingResponse()): { res: RecordingResponse; stream: WatchStream } {
   const stream = new WatchStream(res as unknown as ServerResponse, {
     storeKey: 'configmaps',
     apiVersion: 'v1',
@@ -131,6 +130,20 @@ describe('WatchStream batching', () => {
         ['DELETED', '4', 'red'],
       ],
     );
+  });
+
+  test('a stream over a response whose client already went away starts closed: it never holds a watch slot or a timer', async () => {
+    // Node emits 'close' once; a request that waited (latency, a slow body) may find its client gone.
+    const gone = new RecordingResponse();
+    gone.destroyed = true;
+    const { res, stream } = openStream({}, gone);
+    assert.equal(stream.closed, true);
+    let closedCalls = 0;
+    stream.onClose(() => closedCalls++);
+    assert.equal(closedCalls, 1, 'onClose runs at once');
+    stream.offer(modified('cm-1', 1));
+    await endOfTurn();
+    assert.equal(res.writes.length, 0);
   });
 
   test('end() writes what is queued before ending the response', () => {

@@ -78,8 +78,10 @@ export class WatchStream {
     this.options = options;
     this.#filtered = options.namespace !== undefined || options.labelSelector !== undefined || options.fieldSelector !== undefined;
     this.#maxBufferedBytes = options.maxBufferedBytes ?? defaultMaxWatchBufferBytes;
-    // In Node 20 the response's 'close' is what reliably reports a client going away.
+    // In Node 20 the response's 'close' is what reliably reports a client going away. It is emitted
+    // once: a request that waited (latency, a slow body) may find its client already gone.
     res.on('close', () => this.#markClosed());
+    if (res.destroyed) this.#markClosed();
   }
 
   /**
@@ -173,6 +175,11 @@ export class WatchStream {
   /** Sends an ERROR event with a Status object. */
   sendError(status: object): void {
     this.#write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+  }
+
+  /** Sends `line` as it is, plus a newline (fault injection: garbage in the stream). */
+  sendRaw(line: string): void {
+    this.#write(`${line}\n`);
   }
 
   /** Queues a line for the end of the turn. */

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { KubeloopError } from '@kubeloop/resource';
 import type { Clock } from './clock.js';
 import { isAbortError } from './errors.js';
@@ -73,6 +74,9 @@ export class ControllerLifecycle {
     if (this.runState !== 'idle') throw new KubeloopError('ControllerAlreadyRun', `${name}: run() can be called once`);
     this.runState = 'running';
     const runAbort = new AbortController();
+    // Every request of every running handler and informer listens on this one signal: many listeners
+    // are its normal state, not the leak Node warns about beyond 10.
+    setMaxListeners(0, runAbort.signal);
     this.runAbort = runAbort;
     this.ctx = { signal: runAbort.signal, logger };
     parts.scheduler.start();

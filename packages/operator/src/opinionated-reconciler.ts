@@ -5,7 +5,8 @@
  * The rules, in the order the code applies them (upstream's numbered list, with our fixes marked):
  * 0. (we) The object is being deleted (`deletionTimestamp` set) and the action is not Deleted:
  *    a. our finalizer present -> delegate as Deleted; only when that succeeds (no error, no
- *       requeue), remove our finalizer. A failed removal is retried without delegating again (state).
+ *       requeue), remove our finalizer. A failed removal is retried without delegating again (state),
+ *       and a later update of the object (still showing our finalizer) is not delegated again either.
  *       Upstream removed the finalizer without delegating, or before the delete was handled (#559, #1022).
  *    b. our finalizer absent -> delegate unchanged; never add a finalizer to an object being deleted
  *       (the API refuses it; upstream looped on it, #560).
@@ -70,7 +71,8 @@ export class OpinionatedReconciler<T extends KubeObject = KubeObject> implements
     if (object.metadata.deletionTimestamp && request.action !== ReconcileAction.Deleted) {
       if (!ours) return this.delegate(ctx, request);
       let result: ReconcileResult = {};
-      if (request.state?.[OPINIONATED_DELETE_PATCH_PENDING] !== true) {
+      // Once per object: another update of it (another controller removing its finalizer) still shows ours.
+      if (request.state?.[OPINIONATED_DELETE_PATCH_PENDING] !== true && !this.deleted.has(id)) {
         result = await this.delegate(ctx, { ...request, action: ReconcileAction.Deleted });
         if (result.requeueAfter !== undefined) return result;
       }

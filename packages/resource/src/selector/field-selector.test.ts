@@ -27,7 +27,7 @@ const valid: { text: string; canonical: string; requirements: Req[]; allowedFiel
   { text: 'spec.nodeName!=n1', canonical: 'spec.nodeName!=n1', requirements: [['spec.nodeName', '!=', 'n1']], allowedFields: 'any' },
 ];
 
-const invalid: { text: string; token: string; message?: RegExp; allowedFields?: readonly string[] }[] = [
+const invalid: { text: string; token: string; message?: RegExp; allowedFields?: readonly string[] | 'any' }[] = [
   { text: 'spec.replicas=1', token: 'spec.replicas', message: /field label not supported: "spec.replicas"/ },
   { text: 'metadata.name', token: 'metadata.name', message: /expected an operator/ },
   { text: 'metadata.name=a,b', token: 'b', message: /expected an operator/ },
@@ -38,6 +38,10 @@ const invalid: { text: string; token: string; message?: RegExp; allowedFields?: 
   { text: 'metadata.name=a', token: 'metadata.name', allowedFields: ['type'] },
   { text: 'metadata.name<a', token: 'metadata.name<a' },
   { text: 'metadata.uid=x', token: 'metadata.uid' },
+  // A field name with '!', '=', ',', '\\' or spaces would print as another selector ("metadata.name!=" is a `!=`).
+  { text: 'metadata.name! =', token: 'metadata.name!', message: /invalid field name "metadata.name!"/, allowedFields: 'any' },
+  { text: 'spec node=x', token: 'spec node', message: /invalid field name/, allowedFields: 'any' },
+  { text: 'a\\,b=x', token: 'a\\,b', message: /invalid field name/, allowedFields: 'any' },
 ];
 
 function shape(sel: FieldSelector): Req[] {

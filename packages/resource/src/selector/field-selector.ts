@@ -152,6 +152,9 @@ function fail(text: string, token: string, detail: string): never {
   throw new SelectorError(`invalid field selector ${JSON.stringify(text)}: ${detail}`, text, token);
 }
 
+/** Characters a field name (a path such as `spec.nodeName`) never has, and that would make the canonical text ambiguous. */
+const INVALID_FIELD_NAME = /[\s!=,\\]/;
+
 function parseTerm(text: string, term: string, allowed: readonly string[] | 'any'): FieldRequirement {
   // The first unescaped operator splits the term; `!=` and `==` win over `=` at the same position.
   for (let i = 0; i < term.length; i++) {
@@ -167,6 +170,8 @@ function parseTerm(text: string, term: string, allowed: readonly string[] | 'any
 
     const field = term.slice(0, i).trim();
     if (field === '') fail(text, term.trim(), `missing field name in "${term.trim()}"`);
+    // Such a name would print as another selector: "metadata.name! =" is not "metadata.name!=".
+    if (INVALID_FIELD_NAME.test(field)) fail(text, field, `invalid field name "${field}" (no whitespace, '!', '=', ',' or '\\')`);
     if (allowed !== 'any' && !allowed.includes(field)) {
       fail(text, field, `field label not supported: "${field}" (supported: ${allowed.join(', ')})`);
     }

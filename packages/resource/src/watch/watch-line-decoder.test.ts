@@ -130,6 +130,22 @@ describe('WatchLineDecoder', () => {
     for (const event of events) assert.ok(event.type === 'ERROR' && isCodecError(event.error), JSON.stringify(event));
   });
 
+  test('reports an object event whose metadata has no name as a CodecError (a bookmark needs none)', () => {
+    const lines = [
+      JSON.stringify({ type: 'ADDED', object: { kind: 'ConfigMap', metadata: {} } }),
+      JSON.stringify({ type: 'MODIFIED', object: { kind: 'ConfigMap', metadata: { name: '' } } }),
+      JSON.stringify({ type: 'DELETED', object: { kind: 'ConfigMap', metadata: { namespace: 'default', name: 7 } } }),
+      JSON.stringify({ type: 'BOOKMARK', object: { kind: 'ConfigMap', metadata: { resourceVersion: '12' } } }),
+    ];
+    const events = decodeAll([Buffer.from(lines.join('\n') + '\n')]);
+    assert.equal(events.length, 4);
+    for (const event of events.slice(0, 3)) {
+      assert.ok(event.type === 'ERROR' && isCodecError(event.error), JSON.stringify(event));
+      assert.match((event.error as Error).message, /without metadata\.name/);
+    }
+    assert.equal(events[3]?.type, 'BOOKMARK');
+  });
+
   test('fills in apiVersion and kind when the server leaves them out', () => {
     const decoder = new WatchLineDecoder({ apiVersion: 'example.com/v1', kind: 'Widget' });
     const line = JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'w' } } }) + '\n';
@@ -160,6 +176,21 @@ describe('WatchLineDecoder', () => {
     );
     const first = events[0]!;
     assert.ok(first.type === 'ERROR' && isCodecError(first.error));
+  });
+
+  test('skips a line longer than maxLineBytes however it arrives: in one chunk, or across two that each fit', () => {
+    const long = JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'x'.repeat(300) } } });
+    const good = JSON.stringify({ type: 'ADDED', object: objectNumber(1) });
+    const bytes = Buffer.from(long + '\n' + good + '\n');
+    const half = Math.floor(long.length / 2);
+    for (const chunks of [[bytes], [bytes.subarray(0, half), bytes.subarray(half)]]) {
+      const events = decodeAll(chunks, new WatchLineDecoder({ maxLineBytes: 200 }));
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['ERROR', 'ADDED'],
+        `${chunks.length} chunk(s)`,
+      );
+    }
   });
 
   test('ignores empty lines and lone carriage returns', () => {

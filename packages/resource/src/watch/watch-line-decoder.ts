@@ -25,7 +25,8 @@ const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
  *
  * Lines are split on the newline byte before UTF-8 decoding, so a multibyte character split across two
  * chunks is never corrupted; only the unfinished tail of a chunk is kept. Each line is parsed once and the
- * parsed `{type, object}` is itself the event. A line that cannot be decoded becomes
+ * parsed `{type, object}` is itself the event. A line that cannot be decoded (not JSON, an unknown
+ * type, an object without metadata, or, but for bookmarks, without `metadata.name`) becomes
  * `{type: 'ERROR', error: CodecError}` and decoding goes on with the next line; a server `ERROR` event
  * becomes `{type: 'ERROR', error: ApiError}`.
  */
@@ -103,6 +104,11 @@ export class WatchLineDecoder<T extends KubeObject = KubeObject> {
   #line(buf: Buffer, start: number, end: number, out: WatchEvent<T>[]): void {
     if (end > start && buf[end - 1] === CARRIAGE_RETURN) end--;
     if (end === start) return;
+    // Also a long line that came whole in one chunk, or in pieces that each fit: the limit must not depend on chunking.
+    if (end - start > this.#maxLineBytes) {
+      out.push({ type: 'ERROR', error: new CodecError(`watch line longer than ${this.#maxLineBytes} bytes skipped`, { input: buf.toString('utf8', start, start + 200) }) });
+      return;
+    }
     const text = buf.toString('utf8', start, end);
     let value: unknown;
     try {
@@ -125,6 +131,10 @@ export class WatchLineDecoder<T extends KubeObject = KubeObject> {
       case 'BOOKMARK':
         if (typeof object !== 'object' || object === null || typeof object.metadata !== 'object' || object.metadata === null) {
           return malformed(`${event.type} event without an object with metadata`, text);
+        }
+        // Every stored object has a name; one without would reach caches and handlers under a made-up key.
+        if (event.type !== 'BOOKMARK' && (typeof object.metadata.name !== 'string' || object.metadata.name === '')) {
+          return malformed(`${event.type} event with an object without metadata.name`, text);
         }
         if (object.apiVersion === undefined && this.#apiVersion !== undefined) object.apiVersion = this.#apiVersion;
         if (object.kind === undefined && this.#kind !== undefined) object.kind = this.#kind;

@@ -5,11 +5,64 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from './support/wait-for.js';
+import { defineKind } from '@kubeloop/resource';
+import type { KubeObject } from '@kubeloop/resource';
+import { waitFor } from './wait-for.js';
 
 /** The compiled demo entry point (`tsc -b` builds it with the rest of the tree). */
-export const DEMO_MAIN = fileURLToPath(new URL('../../examples/playlist-operator/dist/main.js', import.meta.url));
+export const DEMO_MAIN = fileURLToPath(new URL('../../../examples/playlist-operator/dist/main.js', import.meta.url));
+
+/** The status the demo writes on a Playlist. */
+export interface PlaylistStatus {
+  conditions?: { type: string; status: string; observedGeneration?: number }[];
+}
+
+/** The spec of a Playlist. */
+export interface PlaylistSpec {
+  title: string;
+  interval: string;
+  items: { type: string; value: string }[];
+}
+
+/** A Playlist object. */
+export type Playlist = KubeObject<PlaylistSpec, PlaylistStatus>;
+
+/** The demo's Playlist kind, as another client sees it. */
+export const PlaylistKind = defineKind<PlaylistSpec, PlaylistStatus>({
+  group: 'playlist.kubeloop.dev',
+  version: 'v1',
+  kind: 'Playlist',
+});
+
+/** Leader election timings of a demo process, in milliseconds. */
+export interface DemoLeaseTimings {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+/** Options of {@link demoOperatorArgs}. */
+export interface DemoOperatorArgs {
+  kubeconfig: string;
+  identity: string;
+  /** The work directory is `<dir>/<identity>`: a restarted process with the same identity finds its catalogue again. */
+  dir: string;
+  workDelayMs: number;
+  /** `--reconcile-log` (see reconcile-record.ts). */
+  reconcileLog: string;
+  lease: DemoLeaseTimings;
+}
+
+/** The command line of the demo running as an operator only (no samples, no tour) against a test server. */
+export function demoOperatorArgs(o: DemoOperatorArgs): string[] {
+  return [
+    '--kubeconfig', o.kubeconfig, '--no-samples', '--identity', o.identity, '--work-dir', join(o.dir, o.identity),
+    '--work-delay-ms', String(o.workDelayMs), '--reconcile-log', o.reconcileLog,
+    '--lease-duration-ms', String(o.lease.leaseDurationMs), '--renew-deadline-ms', String(o.lease.renewDeadlineMs), '--retry-period-ms', String(o.lease.retryPeriodMs),
+  ];
+}
 
 /** How a child process ended. */
 export interface Exit {
