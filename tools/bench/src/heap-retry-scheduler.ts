@@ -34,6 +34,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const NONE: never[] = [];
 
 /**
+ * The simpler design that scenario 3 weighs @kubeloop/operator's `RetryScheduler` (a calendar queue)
+ * against, with the same API and semantics (docs/benchmarks.md, "Retry scheduler"). It lives in the
+ * bench because the calendar queue won; the clock caching and timer arming are written as the calendar
+ * queue's, so that the comparison measures the data structures alone.
+ *
  * Holds delayed work (retries, `requeueAfter`) behind one timer on the injected clock, always armed
  * for the earliest entry. Entries are plain data keyed by object, so the owner can cancel them by
  * predicate (dequeue policies), and a due entry is handed back to the owner (to go through its
