@@ -4,11 +4,11 @@
  * per scenario in docs/bench/. `--quick` runs tiny sizes as a smoke test and writes under bench/raw/quick/
  * instead, so that it never replaces the published figures. Exits non-zero if any consumer or server fails.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAverage, machineInfo } from './machine.js';
 import { parseBenchOptions, type BenchOptions } from './options.js';
-import { renderBenchmarksMarkdown } from './report/benchmarks-markdown.js';
+import { handWrittenPart, renderBenchmarksMarkdown } from './report/benchmarks-markdown.js';
 import { judgeGoals } from './report/goals.js';
 import type { GoalVerdict, ScenarioId, ScenarioReport } from './report/scenario-report.js';
 import { renderBarChartSvg } from './report/svg-bar-chart.js';
@@ -121,7 +121,8 @@ async function main(): Promise<number> {
     mkdirSync(benchDir, { recursive: true });
     writeFileSync(join(benchDir, 'results.json'), `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`);
     for (const report of reports) writeFileSync(join(docsDir, 'bench', `${report.id}.svg`), renderBarChartSvg(report.chart));
-    writeFileSync(join(docsDir, 'benchmarks.md'), renderBenchmarksMarkdown(results));
+    const page = join(docsDir, 'benchmarks.md');
+    writeFileSync(page, renderBenchmarksMarkdown(results, existsSync(page) ? handWrittenPart(readFileSync(page, 'utf8')) : ''));
     log(`\nwrote ${join(benchDir, 'results.json')}, ${join(docsDir, 'benchmarks.md')} and ${reports.length} chart(s) in ${join(docsDir, 'bench')}`);
   }
   log(`\ndone in ${results.durationSeconds} s${failures.length > 0 ? `, ${failures.length} scenario(s) FAILED` : ''}`);

@@ -1,10 +1,12 @@
 /**
  * Child process of scenario 3: runs the retry workload (retry-workload.ts) on the real clock for a bounded
- * time with one of two schedulers, and reports CPU, retries fired, timer lateness and heap per pending retry.
- * - `kubeloop`: @kubeloop/operator's RetryScheduler (one min-heap, one timer).
+ * time with one of three schedulers, and reports CPU, retries fired, timer lateness and heap per pending retry.
+ * - `kubeloop`: @kubeloop/operator's RetryScheduler (a calendar queue, one timer).
+ * - `heap`: the candidate replacement, a plain binary min-heap with a per-key map (heap-retry-scheduler.ts).
  * - `setTimeout`: the naive way, one `setTimeout` closure per retry.
  */
 import { RetryScheduler } from '@kubeloop/operator';
+import { HeapRetryScheduler } from './heap-retry-scheduler.js';
 import { runChildMain } from './child-runtime.js';
 import { heapAfterGc, mark, maxRssBytes } from './measure.js';
 import { firstFailureMs, retryDelayMs } from './retry-workload.js';
@@ -12,7 +14,7 @@ import { percentile } from './stats.js';
 
 /** Input of a retry child. */
 export interface RetryInput {
-  variant: 'kubeloop' | 'setTimeout';
+  variant: 'kubeloop' | 'heap' | 'setTimeout';
   objects: number;
   seconds: number;
 }
@@ -55,17 +57,16 @@ runChildMain<RetryInput>(async (input) => {
 
   let schedule: (entry: Entry, delayMs: number) => void;
   let pause: () => void = () => undefined;
-  if (input.variant === 'kubeloop') {
-    const scheduler = new RetryScheduler<Entry>({
-      onDue: (_key, entry) => {
-        if (stopped) return;
-        fired(entry);
-        // The handler fails again: next attempt.
-        const next = entry.attempt + 1;
-        const delay = retryDelayMs(entry.index, next);
-        schedule({ index: entry.index, attempt: next, due: Date.now() + delay }, delay);
-      },
-    });
+  if (input.variant !== 'setTimeout') {
+    const onDue = (_key: string, entry: Entry): void => {
+      if (stopped) return;
+      fired(entry);
+      // The handler fails again: next attempt.
+      const next = entry.attempt + 1;
+      const delay = retryDelayMs(entry.index, next);
+      schedule({ index: entry.index, attempt: next, due: Date.now() + delay }, delay);
+    };
+    const scheduler = input.variant === 'kubeloop' ? new RetryScheduler<Entry>({ onDue }) : new HeapRetryScheduler<Entry>({ onDue });
     schedule = (entry, delayMs) => {
       scheduled++;
       scheduler.schedule(keys[entry.index]!, entry, delayMs);

@@ -1,7 +1,7 @@
 /**
- * Scenario 3, retry scheduler: N objects failing with backoff for a bounded time on the real clock, in two
- * child processes: kubeloop's RetryScheduler against one setTimeout per retry. CPU per retry, heap per
- * pending retry, timer lateness.
+ * Scenario 3, retry scheduler: N objects failing with backoff for a bounded time on the real clock, each
+ * scheduler in its own child process: kubeloop's RetryScheduler, a plain binary heap with a key map, and one
+ * setTimeout per retry. CPU per retry, heap per pending retry, timer lateness.
  */
 import { BenchChild } from '../child-process.js';
 import { formatFixed, formatInt, formatMillis, formatRatio } from '../report/format.js';
@@ -40,10 +40,16 @@ export interface RetrySchedulerData {
   variants: RetryFigures[];
 }
 
-const VARIANTS: RetryInput['variant'][] = ['kubeloop', 'setTimeout'];
+const VARIANTS: RetryInput['variant'][] = ['kubeloop', 'heap', 'setTimeout'];
 const LABELS: Record<RetryInput['variant'], string> = {
-  kubeloop: 'kubeloop RetryScheduler (one timer)',
+  kubeloop: 'kubeloop RetryScheduler (calendar queue, one timer)',
+  heap: 'binary min-heap + key map (one timer)',
   setTimeout: 'naive: one setTimeout per retry',
+};
+const BAR_LABELS: Record<RetryInput['variant'], string> = {
+  kubeloop: 'kubeloop RetryScheduler',
+  heap: 'binary heap + key map',
+  setTimeout: 'setTimeout per retry',
 };
 
 /** Runs scenario 3. */
@@ -94,7 +100,7 @@ export async function runRetryScheduler(options: RetrySchedulerOptions): Promise
     chart: {
       title: '3. Retry scheduler CPU',
       subtitle: `CPU microseconds per retry, ${formatInt(options.objects)} failing objects, lower is better`,
-      bars: variants.map((v) => ({ label: v.variant === 'kubeloop' ? 'kubeloop RetryScheduler' : 'setTimeout per retry', value: v.cpuMicrosPerRetry, emphasis: v.variant === 'kubeloop' })),
+      bars: variants.map((v) => ({ label: BAR_LABELS[v.variant], value: v.cpuMicrosPerRetry, emphasis: v.variant === 'kubeloop' })),
       format: (v) => `${v.toFixed(2)} us`,
     },
     data: { objects: options.objects, seconds: options.seconds, variants },
