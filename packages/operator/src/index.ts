@@ -28,6 +28,8 @@ export {
   TerminalError,
   ReconcileError,
   HandlerTimeoutError,
+  CacheSyncTimeoutError,
+  isCacheSyncTimeoutError,
   isCannotCastError,
   isFinalizerOperationError,
   isTerminalError,

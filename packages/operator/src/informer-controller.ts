@@ -104,6 +104,12 @@ export interface InformerControllerConfig {
    * the next call for the same object. Default: 0 (no deadline).
    */
   handlerTimeoutMs?: number | undefined;
+  /**
+   * How long `run()` waits for the informers added before it to sync; no handler runs before they
+   * all have (events queue and coalesce meanwhile). Past it, `run()` stops and rejects with a
+   * `CacheSyncTimeoutError`. `Infinity`: wait forever. Default: 120000 (controller-runtime's 2 minutes).
+   */
+  cacheSyncTimeoutMs?: number | undefined;
 }
 
 /** An informer event waiting in an object's queue. */
@@ -208,6 +214,7 @@ export class InformerController {
       name: 'InformerController',
       logger: this.logger,
       logAttributes: { component: 'InformerController' },
+      cacheSyncTimeoutMs: config.cacheSyncTimeoutMs,
     });
     this.metrics = new ControllerMetrics({ namespace: config.metricsNamespace });
     this.queue = new WorkQueue<WorkItem>({
@@ -318,7 +325,17 @@ export class InformerController {
       queue: this.queue,
       scheduler: this.scheduler,
       startInformers: () => this.informers.rangeAll((kind, _i, informer) => this.startInformer(informer, kind)),
+      informers: () => {
+        const all: Informer[] = [];
+        this.informers.rangeAll((_kind, _i, informer) => all.push(informer));
+        return all;
+      },
     });
+  }
+
+  /** True while running once every informer added before `run()` has synced and handlers run (readiness). */
+  hasSynced(): boolean {
+    return this.lifecycle.synced;
   }
 
   // --- informer side: synchronous and cheap ---

@@ -84,6 +84,12 @@ export interface ReconcileControllerOptions<T extends KubeObject = KubeObject> {
   shutdownTimeoutMs?: number | undefined;
   /** Prefix of the metric names. Default: none. */
   metricsNamespace?: string | undefined;
+  /**
+   * How long `run()` waits for the informer and every `watches` informer to sync before any
+   * reconcile (controller-runtime's `CacheSyncTimeout`); past it `run()` rejects with a
+   * `CacheSyncTimeoutError`. `Infinity`: wait forever. Default: 120000 (2 minutes, as controller-runtime).
+   */
+  cacheSyncTimeoutMs?: number | undefined;
 }
 
 /** A delayed requeue waiting in the scheduler: plain data, no closure. */
@@ -138,6 +144,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       name: `controller ${this.name}`,
       logger: this.logger,
       logAttributes: { controller: this.name },
+      cacheSyncTimeoutMs: options.cacheSyncTimeoutMs,
     });
 
     if (options.informer != null) {
@@ -176,9 +183,9 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     for (const informer of this.informers) chainInformerErrorHandler(informer, this.informerErrorHandler);
   }
 
-  /** True once every informer of the controller has delivered its initial list. */
+  /** True while running once every informer of the controller has synced and workers take keys (readiness). */
   hasSynced(): boolean {
-    return this.informers.every((i) => i.hasSynced());
+    return this.lifecycle.synced;
   }
 
   /** Resolves when every informer has synced (controller-runtime `WaitForCacheSync`); rejects if `signal` aborts first. */
@@ -221,6 +228,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       startInformers: () => {
         for (const informer of this.informers) this.lifecycle.runInformer(informer, (err) => this.report(err, '', 'informer', 0, undefined));
       },
+      informers: () => this.informers,
     });
   }
 

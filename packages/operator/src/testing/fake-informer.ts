@@ -84,6 +84,49 @@ export class FakeInformer implements Informer {
   }
 }
 
+/**
+ * A {@link FakeInformer} whose initial list takes as long as the test wants: it has not synced
+ * until `markSynced()` (a slow informer of a secondary kind, say). Events can be pushed before.
+ */
+export class SlowSyncInformer extends FakeInformer {
+  private released = false;
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly schemaOfKind: Schema = widgetSchema) {
+    super();
+  }
+
+  override async run(signal: AbortSignal): Promise<void> {
+    this.runs++;
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  }
+
+  override hasSynced(): boolean {
+    return this.released;
+  }
+
+  override waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.released) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push(resolve);
+      signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    });
+  }
+
+  override schema(): Schema {
+    return this.schemaOfKind;
+  }
+
+  /** Ends the initial list: `hasSynced()` turns true and waiters resolve. */
+  markSynced(): void {
+    this.released = true;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
 function storeOf(objects: Map<string, KubeObject>): ReadonlyStore {
   return {
     get: (key) => objects.get(key),
