@@ -129,3 +129,4 @@ export { WatchLineDecoder } from './watch/watch-line-decoder.js';
 export type { WatchLineDecoderOptions } from './watch/watch-line-decoder.js';
 export { StreamWatchResponse } from './watch/stream-watch-response.js';
 export type { StreamWatchResponseOptions } from './watch/stream-watch-response.js';
+export { compareResourceVersions, isComparableResourceVersion } from './resource-version.js';

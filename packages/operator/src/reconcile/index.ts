@@ -21,6 +21,8 @@ export {
 } from './rate-limiter.js';
 export type { MapFunc, WatchSource, EnqueueRequestForOwnerOptions } from './watch-source.js';
 export { enqueueRequestForOwner } from './watch-source.js';
+export type { ReadYourWritesOptions, WriteClient } from './read-your-writes.js';
+export { DEFAULT_READ_YOUR_WRITES_TIMEOUT_MS, DEFAULT_READ_YOUR_WRITES_RETRY_DELAY_MS } from './read-your-writes.js';
 export type { ReconcileControllerOptions } from './reconcile-controller.js';
 export { ReconcileController, newController } from './reconcile-controller.js';
 export type { ReconcileOutcome, ReconcileMetricsOptions } from './reconcile-metrics.js';

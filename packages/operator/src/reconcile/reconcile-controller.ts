@@ -39,6 +39,8 @@ import { SpanNames, endSpan, getTracer, runInSpan } from '../tracing.js';
 import { DEFAULT_MAX_CONCURRENT_WORKERS, WorkQueue } from '../work-queue.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { ReadYourWrites } from './read-your-writes.js';
+import type { ReadYourWritesOptions, WriteClient } from './read-your-writes.js';
 import { ReconcileMetrics } from './reconcile-metrics.js';
 import type { ReconcileOutcome } from './reconcile-metrics.js';
 import type { Reconciler } from './reconciler.js';
@@ -90,6 +92,11 @@ export interface ReconcileControllerOptions<T extends KubeObject = KubeObject> {
    * `CacheSyncTimeoutError`. `Infinity`: wait forever. Default: 120000 (2 minutes, as controller-runtime).
    */
   cacheSyncTimeoutMs?: number | undefined;
+  /**
+   * Read your own writes: how long a reconcile is deferred while a cache is older than a write made
+   * through `trackWrites(client)` (see `read-your-writes.ts`). Default: `{ timeoutMs: 10000, retryDelayMs: 100 }`.
+   */
+  readYourWrites?: ReadYourWritesOptions | undefined;
 }
 
 /** A delayed requeue waiting in the scheduler: plain data, no closure. */
@@ -122,6 +129,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   private readonly queue: WorkQueue<Request>;
   private readonly scheduler: RetryScheduler<DelayedRequest>;
   private readonly metrics: ReconcileMetrics;
+  private readonly readYourWrites: ReadYourWrites;
 
   /** Prefer {@link newController}. @throws InvalidArgumentError for a missing kind, reconciler, client/informer or a bad option. */
   constructor(options: ReconcileControllerOptions<T>) {
@@ -181,6 +189,24 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       this.informers.push(source.informer);
     }
     for (const informer of this.informers) chainInformerErrorHandler(informer, this.informerErrorHandler);
+    this.readYourWrites = new ReadYourWrites({
+      ...options.readYourWrites,
+      primary: kind,
+      informers: () => this.informers,
+      clock: this.clock,
+      logger: this.logger,
+      controller: this.name,
+      metricsNamespace: options.metricsNamespace,
+    });
+  }
+
+  /**
+   * A client whose writes the controller tracks (read your own writes): a later reconcile of the
+   * written object, or of its controlling owner of the reconciled kind, waits until the informers
+   * have seen that write (bounded by `readYourWrites.timeoutMs`). Use it for every write of the reconciler.
+   */
+  trackWrites<C extends KubeObject>(client: WriteClient<C>): WriteClient<C> {
+    return this.readYourWrites.client(client);
   }
 
   /** True while running once every informer of the controller has synced and workers take keys (readiness). */
@@ -213,7 +239,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
 
   /** The controller's metric collectors (controller-runtime's names), for the user to register. */
   prometheusCollectors(): PrometheusCollector[] {
-    return this.metrics.collectors();
+    return [...this.metrics.collectors(), ...this.readYourWrites.collectors()];
   }
 
   /**
@@ -302,6 +328,12 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   // --- workers ---
 
   private readonly process = async (key: string, request: Request): Promise<void> => {
+    // The cache is older than our own write: come back soon (not a failure, no backoff).
+    const deferMs = this.readYourWrites.deferral(key);
+    if (deferMs > 0) {
+      this.addAfter(key, request, deferMs);
+      return;
+    }
     const span = this.startSpan(request);
     this.metrics.activeWorkers.inc();
     const started = performance.now();
