@@ -18,6 +18,8 @@ import { ControllerMetrics } from './metrics.js';
 import type { BoundEventMetrics, PrometheusCollector } from './metrics.js';
 import type { Reconciler, ReconcileRequest, ReconcileResult } from './reconciler.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
+import { LOW_PRIORITY } from './ready-queue.js';
+import { isResync } from './resync.js';
 import { OpinionatedRetryDequeuePolicy } from './retry-dequeue-policy.js';
 import type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
 import { DefaultRetryPolicy, toMillis } from './retry-policy.js';
@@ -258,7 +260,7 @@ export class InformerController {
       if (existing === informer) duplicate = true;
     });
     if (duplicate) throw ErrInformerAlreadyAdded;
-    informer.addEventHandler(this.enqueueHandler(resourceKind));
+    informer.addEventHandler(this.enqueueHandler(resourceKind, informer));
     chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
     this.informers.addItem(resourceKind, informer);
     if (this.lifecycle.state === 'running') this.startInformer(informer, resourceKind);
@@ -340,7 +342,8 @@ export class InformerController {
 
   // --- informer side: synchronous and cheap ---
 
-  private enqueueHandler(kind: string): ResourceWatcher {
+  /** Adds from the informer's initial list and resyncs wait behind fresh changes (`LOW_PRIORITY`). */
+  private enqueueHandler(kind: string, informer: Informer): ResourceWatcher {
     const m = {
       CREATE: this.metrics.forEvent(kind, 'CREATE'),
       UPDATE: this.metrics.forEvent(kind, 'UPDATE'),
@@ -348,11 +351,11 @@ export class InformerController {
     };
     return {
       add: (_ctx, object) => {
-        this.enqueue(kind, 'CREATE', undefined, object, m.CREATE);
+        this.enqueue(kind, 'CREATE', undefined, object, m.CREATE, informer.hasSynced() ? undefined : LOW_PRIORITY);
         return HANDLED;
       },
       update: (_ctx, old, object) => {
-        this.enqueue(kind, 'UPDATE', old, object, m.UPDATE);
+        this.enqueue(kind, 'UPDATE', old, object, m.UPDATE, isResync(old, object) ? LOW_PRIORITY : undefined);
         return HANDLED;
       },
       delete: (_ctx, object) => {
@@ -362,7 +365,7 @@ export class InformerController {
     };
   }
 
-  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, metrics: BoundEventMetrics): void {
+  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, metrics: BoundEventMetrics, priority?: number): void {
     metrics.events.inc();
     // Bad input is reported, never thrown into the informer.
     if (object == null || typeof object.metadata !== 'object' || object.metadata === null) {
@@ -370,7 +373,7 @@ export class InformerController {
       return;
     }
     const item: EventItem = { type: 'event', kind, action, old, object, metrics };
-    if (this.queue.add(queueKey(kind, object), item) === 'coalesced') metrics.coalesced.inc();
+    if (this.queue.add(queueKey(kind, object), item, priority) === 'coalesced') metrics.coalesced.inc();
   }
 
   private startInformer(informer: Informer, kind: string): void {
@@ -730,13 +733,6 @@ function ignore(): void {}
 /** The queue key of an object of a kind: one queue per object, shared by every informer of the kind. */
 function queueKey(kind: string, object: KubeObject): string {
   return `${kind}\u0000${objectKey(object)}`;
-}
-
-/** A resync: the informer re-delivers an object it already delivered (same object or same resourceVersion). */
-function isResync(old: KubeObject, object: KubeObject): boolean {
-  if (old === object) return true;
-  const rv = old.metadata?.resourceVersion;
-  return rv !== undefined && rv !== '' && rv === object.metadata.resourceVersion;
 }
 
 /**

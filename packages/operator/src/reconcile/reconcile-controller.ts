@@ -34,6 +34,8 @@ import { consoleLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { PrometheusCollector } from '../metrics.js';
 import type { ResourceWatcher } from '../resource-watcher.js';
+import { DEFAULT_PRIORITY, LOW_PRIORITY } from '../ready-queue.js';
+import { isResync } from '../resync.js';
 import { RetryScheduler } from '../retry-scheduler.js';
 import { SpanNames, endSpan, getTracer, runInSpan } from '../tracing.js';
 import { DEFAULT_MAX_CONCURRENT_WORKERS, WorkQueue } from '../work-queue.js';
@@ -99,9 +101,17 @@ export interface ReconcileControllerOptions<T extends KubeObject = KubeObject> {
   readYourWrites?: ReadYourWritesOptions | undefined;
 }
 
+/** Options of {@link ReconcileController.enqueue}. */
+export interface EnqueueOptions {
+  /** Higher starts first; a request merged into a queued one keeps the higher priority. Default: 0. */
+  priority?: number | undefined;
+}
+
 /** A delayed requeue waiting in the scheduler: plain data, no closure. */
 interface DelayedRequest {
   request: Request;
+  /** The priority it re-enters the queue with (retries keep their priority). */
+  priority: number;
   /** Clock time at which it falls due. */
   dueAt: number;
 }
@@ -172,7 +182,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     });
     this.scheduler = new RetryScheduler<DelayedRequest>({
       clock: this.clock,
-      onDue: (key, delayed) => this.add(key, delayed.request),
+      onDue: (key, delayed) => this.add(key, delayed.request, delayed.priority),
     });
     this.metrics = new ReconcileMetrics({
       controller: this.name,
@@ -221,10 +231,10 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
 
   /**
    * Enqueues a request from outside the informers (controller-runtime's channel source / `GenericEvent`):
-   * merged with a queued request of the same key, processed once the controller runs.
+   * merged with a queued request of the same key (which keeps the higher priority), processed once the controller runs.
    */
-  enqueue(request: Request): void {
-    this.add(identifierKey(request), { namespace: request.namespace, name: request.name });
+  enqueue(request: Request, options: EnqueueOptions = {}): void {
+    this.add(identifierKey(request), { namespace: request.namespace, name: request.name }, options.priority ?? DEFAULT_PRIORITY);
   }
 
   /** Resolves when no request is queued or being reconciled (delayed requeues do not count). */
@@ -261,17 +271,22 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   // --- sources: synchronous and cheap, they only enqueue ---
 
   private objectHandler(): ResourceWatcher {
-    const enqueue = (object: KubeObject): Promise<void> => {
+    const enqueue = (object: KubeObject, priority: number): Promise<void> => {
       // Bad input is reported, never thrown into the informer.
       if (object == null || typeof object.metadata !== 'object' || object.metadata === null) this.report(ErrNilObject, '', 'controller', 0, undefined);
-      else this.add(objectKey(object), { namespace: object.metadata.namespace ?? '', name: object.metadata.name });
+      else this.add(objectKey(object), { namespace: object.metadata.namespace ?? '', name: object.metadata.name }, priority);
       return RESOLVED;
     };
-    return { add: (_ctx, object) => enqueue(object), update: (_ctx, _old, object) => enqueue(object), delete: (_ctx, object) => enqueue(object) };
+    const informer = this.informer;
+    return {
+      add: (_ctx, object) => enqueue(object, informer.hasSynced() ? DEFAULT_PRIORITY : LOW_PRIORITY),
+      update: (_ctx, old, object) => enqueue(object, isResync(old, object) ? LOW_PRIORITY : DEFAULT_PRIORITY),
+      delete: (_ctx, object) => enqueue(object, DEFAULT_PRIORITY),
+    };
   }
 
   private mappedHandler(source: WatchSource): ResourceWatcher {
-    const enqueue = (object: KubeObject): void => {
+    const enqueue = (object: KubeObject, priority: number): void => {
       let requests: readonly Request[];
       try {
         requests = source.map(object);
@@ -279,34 +294,35 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
         this.report(err, object?.metadata ? objectKey(object) : '', 'controller', 0, undefined);
         return;
       }
-      for (const r of requests) this.enqueue(r);
+      for (const r of requests) this.enqueue(r, { priority });
     };
     return {
       add: (_ctx, object) => {
-        enqueue(object);
+        enqueue(object, source.informer.hasSynced() ? DEFAULT_PRIORITY : LOW_PRIORITY);
         return RESOLVED;
       },
       update: (_ctx, old, object) => {
-        if (old !== object) enqueue(old);
-        enqueue(object);
+        const priority = isResync(old, object) ? LOW_PRIORITY : DEFAULT_PRIORITY;
+        if (old !== object) enqueue(old, priority);
+        enqueue(object, priority);
         return RESOLVED;
       },
       delete: (_ctx, object) => {
-        enqueue(object);
+        enqueue(object, DEFAULT_PRIORITY);
         return RESOLVED;
       },
     };
   }
 
-  private add(key: string, request: Request): void {
-    if (this.queue.add(key, request) === 'queued') this.metrics.adds.inc();
+  private add(key: string, request: Request, priority: number): void {
+    if (this.queue.add(key, request, priority) === 'queued') this.metrics.adds.inc();
   }
 
   /** client-go's `AddAfter`: one delayed requeue per key, the earliest wins. */
-  private addAfter(key: string, request: Request, delayMs: number): void {
+  private addAfter(key: string, request: Request, delayMs: number, priority: number): void {
     if (this.lifecycle.stopping) return;
     if (!(delayMs > 0)) {
-      this.add(key, request);
+      this.add(key, request, priority);
       return;
     }
     const dueAt = this.clock.now() + delayMs;
@@ -315,7 +331,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       if (waiting.some((d) => d.dueAt <= dueAt)) return;
       this.scheduler.cancel(key, () => true);
     }
-    this.scheduler.schedule(key, { request, dueAt }, delayMs);
+    this.scheduler.schedule(key, { request, dueAt, priority }, delayMs);
   }
 
   /** Errors of the informers (see `errorHandler`): reported with `source: 'informer'` and the phase. */
@@ -327,11 +343,11 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
 
   // --- workers ---
 
-  private readonly process = async (key: string, request: Request): Promise<void> => {
+  private readonly process = async (key: string, request: Request, priority: number): Promise<void> => {
     // The cache is older than our own write: come back soon (not a failure, no backoff).
     const deferMs = this.readYourWrites.deferral(key);
     if (deferMs > 0) {
-      this.addAfter(key, request, deferMs);
+      this.addAfter(key, request, deferMs, priority);
       return;
     }
     const span = this.startSpan(request);
@@ -349,11 +365,11 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     this.metrics.activeWorkers.dec();
     this.metrics.reconcileTime.observe((performance.now() - started) / 1000);
     endSpan(span, failed && !this.lifecycle.isShutdownAbort(error) ? (error ?? new Error('reconcile failed')) : undefined);
-    this.settle(key, request, result, failed, error);
+    this.settle(key, request, priority, result, failed, error);
   };
 
   /** The one place that decides what follows a reconcile (controller-runtime's `reconcileHandler`). */
-  private settle(key: string, request: Request, result: Result | undefined, failed: boolean, error: unknown): void {
+  private settle(key: string, request: Request, priority: number, result: Result | undefined, failed: boolean, error: unknown): void {
     let outcome: ReconcileOutcome;
     if (failed) {
       // Gave up because the shutdown aborted its signal: expected, neither counted, reported nor requeued.
@@ -369,18 +385,20 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
         const delayMs = this.rateLimiter.when(key);
         this.metrics.retries.inc();
         this.report(error, key, 'reconciler', attempt, delayMs);
-        this.addAfter(key, request, delayMs);
+        // A retry keeps the priority of the request that failed.
+        this.addAfter(key, request, delayMs, priority);
       }
     } else {
       const afterMs = requeueAfterMs(result);
+      const requeuePriority = typeof result?.priority === 'number' && Number.isFinite(result.priority) ? result.priority : priority;
       if (afterMs > 0) {
         outcome = 'requeue_after';
         this.rateLimiter.forget(key);
-        this.addAfter(key, request, afterMs);
+        this.addAfter(key, request, afterMs, requeuePriority);
       } else if (result?.requeue === true) {
         outcome = 'requeue';
         this.metrics.retries.inc();
-        this.addAfter(key, request, this.rateLimiter.when(key));
+        this.addAfter(key, request, this.rateLimiter.when(key), requeuePriority);
       } else {
         outcome = 'success';
         this.rateLimiter.forget(key);
