@@ -7,7 +7,7 @@ import { noopLogger } from './logger.js';
 import { SlowSyncInformer, deferred, waitFor, widget } from './testing/fake-informer.js';
 
 describe('priority queue (InformerController)', () => {
-  test('adds from the initial list and resyncs wait behind fresh changes', async () => {
+  test('adds from the initial list and resyncs wait behind fresh changes, and watchers can tell a listed object from a created one', async () => {
     const clock = new VirtualClock();
     const informer = new SlowSyncInformer();
     const controller = new InformerController({ clock, logger: noopLogger, maxConcurrentWorkers: 1 });
@@ -18,7 +18,8 @@ describe('priority queue (InformerController)', () => {
       order.push(`${what} ${o.metadata.name}`);
       return o.metadata.name === 'hold' && what === 'add' ? hold.promise : Promise.resolve();
     };
-    controller.addWatcher({ add: (_c, o) => record('add', o), update: (_c, _old, o) => record('update', o), delete: (_c, o) => record('delete', o) }, 'Widget');
+    const initial = new Map<string, boolean | undefined>();
+    controller.addWatcher({ add: (c, o) => (initial.set(o.metadata.name, c.isInInitialList), record('add', o)), update: (_c, _old, o) => record('update', o), delete: (_c, o) => record('delete', o) }, 'Widget');
     const stop = new AbortController();
     const running = controller.run(stop.signal);
     await clock.advance(0);
@@ -33,6 +34,7 @@ describe('priority queue (InformerController)', () => {
     hold.resolve();
     await waitFor(() => order.length === 5);
     assert.deepEqual(order, ['add hold', 'add created', 'update changed', 'add listed', 'update resynced']);
+    assert.deepEqual(Object.fromEntries(initial), { hold: true, listed: true, created: undefined }, 'ctx.isInInitialList tells a listed object from a created one');
     stop.abort();
     await running;
   });

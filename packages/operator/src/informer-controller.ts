@@ -122,6 +122,8 @@ interface EventItem {
   old: KubeObject | undefined;
   object: KubeObject;
   metrics: BoundEventMetrics;
+  /** A CREATE from the informer's initial list (see `HandlerContext.isInInitialList`). */
+  initialList: boolean;
 }
 
 /** What a retry needs, as data: which handler, which object, which attempt; never a closure. */
@@ -351,7 +353,8 @@ export class InformerController {
     };
     return {
       add: (_ctx, object) => {
-        this.enqueue(kind, 'CREATE', undefined, object, m.CREATE, informer.hasSynced() ? undefined : LOW_PRIORITY);
+        const initialList = !informer.hasSynced();
+        this.enqueue(kind, 'CREATE', undefined, object, m.CREATE, initialList ? LOW_PRIORITY : undefined, initialList);
         return HANDLED;
       },
       update: (_ctx, old, object) => {
@@ -365,14 +368,14 @@ export class InformerController {
     };
   }
 
-  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, metrics: BoundEventMetrics, priority?: number): void {
+  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, metrics: BoundEventMetrics, priority?: number, initialList = false): void {
     metrics.events.inc();
     // Bad input is reported, never thrown into the informer.
     if (object == null || typeof object.metadata !== 'object' || object.metadata === null) {
       this.report(ErrNilObject, { resourceKind: kind, action, source: 'controller' });
       return;
     }
-    const item: EventItem = { type: 'event', kind, action, old, object, metrics };
+    const item: EventItem = { type: 'event', kind, action, old, object, metrics, initialList };
     if (this.queue.add(queueKey(kind, object), item, priority) === 'coalesced') metrics.coalesced.inc();
   }
 
@@ -444,7 +447,7 @@ export class InformerController {
           metrics.ongoingProcesses.inc();
           let pending: Promise<void> | undefined;
           try {
-            pending = this.startWatcher(watcher, action, old, object, span);
+            pending = this.startWatcher(watcher, action, old, object, span, item.initialList);
           } catch (err) {
             now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, true, err);
             continue;
@@ -485,8 +488,8 @@ export class InformerController {
   }
 
   /** Calls the watcher method of `action` (in `span` when tracing); undefined when it returned no promise. */
-  private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined): Promise<void> | undefined {
-    const call = (ctx: HandlerContext): Promise<void> => invokeWatcher(handler, ctx, action, old, object);
+  private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined, initialList = false): Promise<void> | undefined {
+    const call = (ctx: HandlerContext): Promise<void> => invokeWatcher(handler, initialList ? { ...ctx, isInInitialList: true } : ctx, action, old, object);
     const result = span === undefined ? this.callHandler(call) : runInSpan(span, () => this.callHandler(call));
     return isPromiseLike(result) ? result : undefined;
   }

@@ -4,6 +4,12 @@ import type { KubeObject } from '@kubeloop/resource';
 export interface HandlerContext {
   /** Aborts when the controller shuts down; long handlers should pass it to their requests. */
   signal: AbortSignal;
+  /**
+   * On a watcher's `add` called for an event of the `InformerController`: true when the object came
+   * from the informer's initial list (delivered before it synced), not from a create seen by the
+   * watch (client-go's `isInInitialList`). Undefined otherwise (retries included).
+   */
+  isInInitialList?: boolean | undefined;
 }
 
 /**
