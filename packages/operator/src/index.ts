@@ -51,6 +51,8 @@ export { OpinionatedRetryDequeuePolicy } from './retry-dequeue-policy.js';
 export type { WorkQueueOptions, WorkQueueAddResult } from './work-queue.js';
 export { WorkQueue, DEFAULT_MAX_CONCURRENT_WORKERS } from './work-queue.js';
 export { DEFAULT_PRIORITY, LOW_PRIORITY } from './ready-queue.js';
+export type { IndexFunc, Indexers } from './cache-indexer.js';
+export { CacheIndexer, indexByOwnerUid, indexByNamespace, indexByLabel, indexByField } from './cache-indexer.js';
 export type { RetrySchedulerOptions } from './retry-scheduler.js';
 export { RetryScheduler } from './retry-scheduler.js';
 export type { InformerControllerConfig, ErrorHandler, ErrorHandlerContext } from './informer-controller.js';
