@@ -53,9 +53,22 @@ export { WorkQueue, DEFAULT_MAX_CONCURRENT_WORKERS } from './work-queue.js';
 export { DEFAULT_PRIORITY, LOW_PRIORITY } from './ready-queue.js';
 export type { IndexFunc, Indexers } from './cache-indexer.js';
 export { CacheIndexer, indexByOwnerUid, indexByNamespace, indexByLabel, indexByField } from './cache-indexer.js';
+export type { Predicate, PredicateEvent, PredicateFuncs, PredicateFilterOptions } from './predicates.js';
+export {
+  predicateFuncs,
+  generationChanged,
+  labelsChanged,
+  annotationsChanged,
+  finalizersChanged,
+  resourceVersionChanged,
+  and,
+  or,
+  not,
+  PredicateFilter,
+} from './predicates.js';
 export type { RetrySchedulerOptions } from './retry-scheduler.js';
 export { RetryScheduler } from './retry-scheduler.js';
-export type { InformerControllerConfig, ErrorHandler, ErrorHandlerContext } from './informer-controller.js';
+export type { InformerControllerConfig, ErrorHandler, ErrorHandlerContext, AddInformerOptions } from './informer-controller.js';
 export { InformerController, DefaultErrorHandler, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './informer-controller.js';
 export type { Controller } from './operator.js';
 export { Operator } from './operator.js';

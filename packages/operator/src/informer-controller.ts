@@ -18,6 +18,8 @@ import { ControllerMetrics } from './metrics.js';
 import type { BoundEventMetrics, PrometheusCollector } from './metrics.js';
 import type { Reconciler, ReconcileRequest, ReconcileResult } from './reconciler.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
+import { PredicateFilter } from './predicates.js';
+import type { Predicate } from './predicates.js';
 import { LOW_PRIORITY } from './ready-queue.js';
 import { isResync } from './resync.js';
 import { OpinionatedRetryDequeuePolicy } from './retry-dequeue-policy.js';
@@ -114,6 +116,15 @@ export interface InformerControllerConfig {
   cacheSyncTimeoutMs?: number | undefined;
 }
 
+/** Options of {@link InformerController.addInformer}. */
+export interface AddInformerOptions {
+  /**
+   * Events of this informer are queued only when every predicate accepts them; filtered events are
+   * counted in `controller_predicate_filtered_events_total{controller=<kind>,event}`. Default: none.
+   */
+  predicates?: readonly Predicate[] | undefined;
+}
+
 /** An informer event waiting in an object's queue. */
 interface EventItem {
   type: 'event';
@@ -192,6 +203,8 @@ export class InformerController {
   private readonly handlerTimeoutMs: number;
   private readonly lifecycle: ControllerLifecycle;
   private readonly metrics: ControllerMetrics;
+  private readonly predicateFilters = new Map<string, PredicateFilter>();
+  private readonly metricsNamespace: string | undefined;
   private readonly queue: WorkQueue<WorkItem>;
   private readonly scheduler: RetryScheduler<RetryEntry>;
   private readonly informers = new ListMap<string, Informer>();
@@ -221,6 +234,7 @@ export class InformerController {
       cacheSyncTimeoutMs: config.cacheSyncTimeoutMs,
     });
     this.metrics = new ControllerMetrics({ namespace: config.metricsNamespace });
+    this.metricsNamespace = config.metricsNamespace;
     this.queue = new WorkQueue<WorkItem>({
       maxConcurrentWorkers: config.maxConcurrentWorkers,
       process: this.process,
@@ -254,7 +268,7 @@ export class InformerController {
    * @throws InvalidArgumentError "informer cannot be nil", "resourceKind cannot be empty";
    *   `ErrInformerAlreadyAdded` when this informer was already added for this kind.
    */
-  addInformer(informer: Informer, resourceKind: string): void {
+  addInformer(informer: Informer, resourceKind: string, options: AddInformerOptions = {}): void {
     if (informer == null) throw new InvalidArgumentError('informer cannot be nil');
     if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
     let duplicate = false;
@@ -262,7 +276,8 @@ export class InformerController {
       if (existing === informer) duplicate = true;
     });
     if (duplicate) throw ErrInformerAlreadyAdded;
-    informer.addEventHandler(this.enqueueHandler(resourceKind, informer));
+    const predicates = options.predicates;
+    informer.addEventHandler(predicates !== undefined && predicates.length > 0 ? this.filteredHandler(resourceKind, predicates, informer) : this.enqueueHandler(resourceKind, informer));
     chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
     this.informers.addItem(resourceKind, informer);
     if (this.lifecycle.state === 'running') this.startInformer(informer, resourceKind);
@@ -310,7 +325,7 @@ export class InformerController {
 
   /** The metric collectors of this controller, for the user to register. */
   prometheusCollectors(): PrometheusCollector[] {
-    return this.metrics.collectors();
+    return [...this.metrics.collectors(), ...this.predicateCollectors()];
   }
 
   /** Resolves when no event or due retry is queued or running (retries waiting for their time do not count). */
@@ -343,6 +358,26 @@ export class InformerController {
   }
 
   // --- informer side: synchronous and cheap ---
+
+  /** One filter (and metric child) per kind; the counter is shared so it is registered once. */
+  private filteredHandler(kind: string, predicates: readonly Predicate[], informer: Informer): ResourceWatcher {
+    let filter = this.predicateFilters.get(kind);
+    if (filter === undefined) {
+      filter = new PredicateFilter({
+        controller: kind,
+        namespace: this.metricsNamespace,
+        counter: this.predicateFilters.values().next().value?.counter,
+        onError: (err, event) => this.report(err, { resourceKind: kind, objectKey: objectKey(event.object), source: 'controller' }),
+      });
+      this.predicateFilters.set(kind, filter);
+    }
+    return filter.handler(predicates, this.enqueueHandler(kind, informer), informer);
+  }
+
+  private predicateCollectors(): PrometheusCollector[] {
+    const first = this.predicateFilters.values().next().value;
+    return first === undefined ? [] : first.collectors();
+  }
 
   /** Adds from the informer's initial list and resyncs wait behind fresh changes (`LOW_PRIORITY`). */
   private enqueueHandler(kind: string, informer: Informer): ResourceWatcher {

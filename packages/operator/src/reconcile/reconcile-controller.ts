@@ -34,6 +34,8 @@ import { consoleLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { PrometheusCollector } from '../metrics.js';
 import type { ResourceWatcher } from '../resource-watcher.js';
+import { PredicateFilter } from '../predicates.js';
+import type { Predicate } from '../predicates.js';
 import { DEFAULT_PRIORITY, LOW_PRIORITY } from '../ready-queue.js';
 import { isResync } from '../resync.js';
 import { RetryScheduler } from '../retry-scheduler.js';
@@ -99,6 +101,12 @@ export interface ReconcileControllerOptions<T extends KubeObject = KubeObject> {
    * through `trackWrites(client)` (see `read-your-writes.ts`). Default: `{ timeoutMs: 10000, retryDelayMs: 100 }`.
    */
   readYourWrites?: ReadYourWritesOptions | undefined;
+  /**
+   * Events of the reconciled kind's informer that enqueue a request only when every predicate accepts
+   * them (controller-runtime's `WithEventFilter` / `For(..., WithPredicates)`); filtered events are
+   * counted in `controller_predicate_filtered_events_total{controller,event}`. Default: none.
+   */
+  predicates?: readonly Predicate[] | undefined;
 }
 
 /** Options of {@link ReconcileController.enqueue}. */
@@ -140,6 +148,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   private readonly scheduler: RetryScheduler<DelayedRequest>;
   private readonly metrics: ReconcileMetrics;
   private readonly readYourWrites: ReadYourWrites;
+  private readonly predicateFilter: PredicateFilter;
 
   /** Prefer {@link newController}. @throws InvalidArgumentError for a missing kind, reconciler, client/informer or a bad option. */
   constructor(options: ReconcileControllerOptions<T>) {
@@ -191,11 +200,16 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       maxConcurrentReconciles: this.queue.maxConcurrentWorkers,
     });
 
-    this.informer.addEventHandler(this.objectHandler());
+    this.predicateFilter = new PredicateFilter({
+      controller: this.name,
+      namespace: options.metricsNamespace,
+      onError: (err, event) => this.report(err, event.object?.metadata ? objectKey(event.object) : '', 'controller', 0, undefined),
+    });
+    this.informer.addEventHandler(this.filtered(options.predicates, this.objectHandler(), this.informer));
     this.informers = [this.informer];
     for (const source of options.watches ?? []) {
       if (source?.informer == null || typeof source.map !== 'function') throw new InvalidArgumentError('a watch source needs an informer and a map function');
-      source.informer.addEventHandler(this.mappedHandler(source));
+      source.informer.addEventHandler(this.filtered(source.predicates, this.mappedHandler(source), source.informer));
       this.informers.push(source.informer);
     }
     for (const informer of this.informers) chainInformerErrorHandler(informer, this.informerErrorHandler);
@@ -249,7 +263,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
 
   /** The controller's metric collectors (controller-runtime's names), for the user to register. */
   prometheusCollectors(): PrometheusCollector[] {
-    return [...this.metrics.collectors(), ...this.readYourWrites.collectors()];
+    return [...this.metrics.collectors(), ...this.readYourWrites.collectors(), ...this.predicateFilter.collectors()];
   }
 
   /**
@@ -270,14 +284,19 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
 
   // --- sources: synchronous and cheap, they only enqueue ---
 
+  /** `handler` behind the predicates of its source, if it has some. */
+  private filtered(predicates: readonly Predicate[] | undefined, handler: ResourceWatcher, informer: Informer): ResourceWatcher {
+    return predicates === undefined || predicates.length === 0 ? handler : this.predicateFilter.handler(predicates, handler, informer);
+  }
+
   private objectHandler(): ResourceWatcher {
+    const informer = this.informer;
     const enqueue = (object: KubeObject, priority: number): Promise<void> => {
       // Bad input is reported, never thrown into the informer.
       if (object == null || typeof object.metadata !== 'object' || object.metadata === null) this.report(ErrNilObject, '', 'controller', 0, undefined);
       else this.add(objectKey(object), { namespace: object.metadata.namespace ?? '', name: object.metadata.name }, priority);
       return RESOLVED;
     };
-    const informer = this.informer;
     return {
       add: (_ctx, object) => enqueue(object, informer.hasSynced() ? DEFAULT_PRIORITY : LOW_PRIORITY),
       update: (_ctx, old, object) => enqueue(object, isResync(old, object) ? LOW_PRIORITY : DEFAULT_PRIORITY),
