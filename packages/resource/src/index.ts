@@ -108,6 +108,11 @@ export type {
   DeleteOptions,
 } from './client/types.js';
 export { Client, createClient } from './client/client.js';
+export type { ClientOptions } from './client/client.js';
+export type { RequestRetryOptions } from './client/request-retry.js';
+export { DEFAULT_REQUEST_RETRY } from './client/request-retry.js';
+export type { RetryOnConflictOptions } from './client/retry-on-conflict.js';
+export { retryOnConflict } from './client/retry-on-conflict.js';
 export { HttpTransport, apiErrorFromResponse, formatQuery } from './client/transport.js';
 export type {
   Transport,
