@@ -1,41 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigMapKind, objectKey } from '@kubeloop/resource';
+import { ConfigMapKind } from '@kubeloop/resource';
 import type { Client, ConfigMap, KubeObject } from '@kubeloop/resource';
 import { CacheIndexer, indexByField, indexByLabel, indexByNamespace, indexByOwnerUid } from './cache-indexer.js';
 import { isInvalidArgumentError } from './errors.js';
-import type { ReadonlyStore } from './informer.js';
 import { KubernetesBasedInformer } from './kubernetes-based-informer.js';
 import { startEmbeddedCluster, waitFor } from './reconcile/embedded-cluster.test-helper.js';
 import type { EmbeddedCluster } from './reconcile/embedded-cluster.test-helper.js';
-import { FakeInformer, widget } from './testing/fake-informer.js';
-
-/** A fake informer with a cache that changes before handlers are called, as a real one's does. */
-class CachingInformer extends FakeInformer {
-  readonly cache = new Map<string, KubeObject>();
-  override readonly store: ReadonlyStore = {
-    get: (key) => this.cache.get(key),
-    has: (key) => this.cache.has(key),
-    keys: () => this.cache.keys(),
-    values: () => this.cache.values(),
-    size: 0,
-  };
-
-  override add(object: KubeObject): void {
-    this.cache.set(objectKey(object), object);
-    super.add(object);
-  }
-
-  override update(old: KubeObject, object: KubeObject): void {
-    this.cache.set(objectKey(object), object);
-    super.update(old, object);
-  }
-
-  override delete(object: KubeObject): void {
-    this.cache.delete(objectKey(object));
-    super.delete(object);
-  }
-}
+import { CachingInformer, widget } from './testing/fake-informer.js';
 
 function labelled(name: string, labels: Record<string, string>, namespace = 'default'): KubeObject {
   const o = widget(name, { namespace });

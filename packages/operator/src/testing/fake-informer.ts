@@ -2,6 +2,7 @@
  * Test doubles for the controller core: an informer that tests push events into, object
  * builders and a seeded random source. Not part of the public API.
  */
+import { objectKey } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
 import type { Informer, ReadonlyStore } from '../informer.js';
 import type { HandlerContext, ResourceWatcher } from '../resource-watcher.js';
@@ -124,6 +125,27 @@ export class SlowSyncInformer extends FakeInformer {
     const waiters = this.waiters;
     this.waiters = [];
     for (const resolve of waiters) resolve();
+  }
+}
+
+/** A {@link FakeInformer} with a cache, like a real one: the store changes before handlers are called. */
+export class CachingInformer extends FakeInformer {
+  readonly cache = new Map<string, KubeObject>();
+  override readonly store: ReadonlyStore = storeOf(this.cache);
+
+  override add(object: KubeObject): void {
+    this.cache.set(objectKey(object), object);
+    super.add(object);
+  }
+
+  override update(old: KubeObject, object: KubeObject): void {
+    this.cache.set(objectKey(object), object);
+    super.update(old, object);
+  }
+
+  override delete(object: KubeObject): void {
+    this.cache.delete(objectKey(object));
+    super.delete(object);
   }
 }
 
