@@ -97,7 +97,7 @@ export class ControllerLifecycle {
     this.runAbort = runAbort;
     this.ctx = { signal: runAbort.signal };
     parts.startInformers();
-    if (await this.waitForCaches(signal, parts.informers())) {
+    if (await this.waitForCaches(signal, () => parts.informers())) {
       this.gateOpen = true;
       parts.scheduler.start();
       parts.queue.start();
@@ -164,7 +164,7 @@ export class ControllerLifecycle {
    * aborts or an informer fails first; past `cacheSyncTimeoutMs` it records a `CacheSyncTimeoutError`
    * as the run's fatal error and resolves false.
    */
-  private waitForCaches(signal: AbortSignal, informers: readonly Informer[]): Promise<boolean> {
+  private waitForCaches(signal: AbortSignal, informers: () => readonly Informer[]): Promise<boolean> {
     const { clock, name, logger, logAttributes } = this.options;
     return new Promise<boolean>((resolve) => {
       if (signal.aborted || this.fatalError !== undefined) {
@@ -183,7 +183,9 @@ export class ControllerLifecycle {
       const onAbort = (): void => done(false);
       const timer = Number.isFinite(this.cacheSyncTimeoutMs)
         ? clock.setTimer(this.cacheSyncTimeoutMs, () => {
-            const unsynced = informers.filter((i) => !i.hasSynced()).map((i) => i.schema().kind);
+            const unsynced = informers()
+              .filter((i) => !i.hasSynced())
+              .map((i) => i.schema().kind);
             const error = new CacheSyncTimeoutError(name, this.cacheSyncTimeoutMs, unsynced);
             logger.error(error.message, { ...logAttributes, error });
             this.fatalError ??= { error };
@@ -192,12 +194,23 @@ export class ControllerLifecycle {
         : undefined;
       signal.addEventListener('abort', onAbort, { once: true });
       this.wake = () => done(false);
-      const runSignal = this.runAbort!.signal;
-      Promise.all(informers.map((i) => i.waitForSync(runSignal))).then(
+      this.allSynced(informers).then(
         () => done(true),
         () => done(false),
       );
     });
+  }
+
+  /** Resolves once every informer has synced, those added while waiting included. */
+  private async allSynced(informers: () => readonly Informer[]): Promise<void> {
+    const runSignal = this.runAbort!.signal;
+    const awaited = new Set<Informer>();
+    for (;;) {
+      const pending = informers().filter((i) => !awaited.has(i));
+      if (pending.length === 0) return;
+      for (const informer of pending) awaited.add(informer);
+      await Promise.all(pending.map((i) => i.waitForSync(runSignal)));
+    }
   }
 
   private within(promise: Promise<unknown>, ms: number): Promise<boolean> {

@@ -109,7 +109,7 @@ export interface InformerControllerConfig {
    */
   handlerTimeoutMs?: number | undefined;
   /**
-   * How long `run()` waits for the informers added before it to sync; no handler runs before they
+   * How long `run()` waits for its informers (those added before the gate opens) to sync; no handler runs before they
    * all have (events queue and coalesce meanwhile). Past it, `run()` stops and rejects with a
    * `CacheSyncTimeoutError`. `Infinity`: wait forever. Default: 120000 (controller-runtime's 2 minutes).
    */
@@ -352,7 +352,7 @@ export class InformerController {
     });
   }
 
-  /** True while running once every informer added before `run()` has synced and handlers run (readiness). */
+  /** True while running once every informer (added before the gate opened) has synced and handlers run (readiness). */
   hasSynced(): boolean {
     return this.lifecycle.synced;
   }

@@ -103,6 +103,24 @@ describe('sync gate', () => {
     assert.throws(() => new InformerController({ cacheSyncTimeoutMs: -1 }), isInvalidArgumentError);
   });
 
+  test('an informer added while the gate is closed is waited for too', async () => {
+    const { clock, primary, secondary, calls, controller } = gatedController();
+    const stop = new AbortController();
+    const running = controller.run(stop.signal);
+    await clock.advance(0);
+    const late = new SlowSyncInformer({ ...gadgetSchema, kind: 'Late' });
+    controller.addInformer(late, 'Late');
+    primary.add(widget('a'));
+    secondary.markSynced();
+    await clock.advance(1_000);
+    assert.deepEqual(calls, []);
+    assert.equal(late.runs, 1, 'started at once');
+    late.markSynced();
+    await waitFor(() => calls.length === 1);
+    stop.abort();
+    await running;
+  });
+
   test('a stop while waiting for the caches resolves run() without calling handlers', async () => {
     const { clock, primary, calls, controller } = gatedController();
     const stop = new AbortController();
