@@ -44,6 +44,17 @@ describe('ReadyQueue', () => {
     assert.deepEqual(drain(q), ['x', 'y']);
   });
 
+  test('levels emptied are dropped, so many distinct priorities cost nothing once drained; a non-finite priority counts as 0', () => {
+    const q = new ReadyQueue<Entry>();
+    for (let p = 1; p <= 1000; p++) q.push(entry(`p${p}`), p);
+    assert.equal(drain(q).length, 1000);
+    q.push(entry('nan'), Number.NaN);
+    q.push(entry('one'), 1);
+    q.push(entry('zero'), 0);
+    assert.deepEqual(drain(q), ['one', 'nan', 'zero']);
+    assert.equal(q.levelCount, 1, 'only the default level is kept');
+  });
+
   test('a removed entry is skipped', () => {
     const q = new ReadyQueue<Entry>();
     const x = entry('x');

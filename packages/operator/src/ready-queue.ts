@@ -29,32 +29,49 @@ export class ReadyQueue<E extends ReadyEntry> {
   private tickets = 0;
   private valid = 0;
 
+  /** Priority levels held now (emptied ones but the default are dropped when reached). */
+  get levelCount(): number {
+    return this.levels.size;
+  }
+
   /** Keys waiting (each counted once, whatever stale entries remain). */
   get length(): number {
     return this.valid;
   }
 
-  /** Puts `entry` at the back of level `priority`; an entry already waiting elsewhere is moved there. */
+  /** Puts `entry` at the back of level `priority` (a non-finite one counts as the default); an entry already waiting elsewhere is moved there. */
   push(entry: E, priority: number): void {
+    if (!Number.isFinite(priority)) priority = DEFAULT_PRIORITY;
     if (entry.readyTicket === 0) this.valid++;
     entry.readyTicket = ++this.tickets;
     this.level(priority).push(entry, entry.readyTicket);
   }
 
-  /** Takes the front entry of the highest non-empty level. */
+  /** Takes the front entry of the highest non-empty level; levels found empty are dropped (priorities are open-ended). */
   shift(): E | undefined {
-    for (let i = 0; i < this.order.length; i++) {
-      const fifo = this.levels.get(this.order[i]!)!;
+    let found: E | undefined;
+    let drained = 0;
+    for (let i = 0; i < this.order.length && found === undefined; i++) {
+      const priority = this.order[i]!;
+      const fifo = this.levels.get(priority)!;
       for (;;) {
         const entry = fifo.shift();
-        if (entry === undefined) break;
+        if (entry === undefined) {
+          if (priority !== DEFAULT_PRIORITY) {
+            this.levels.delete(priority);
+            drained++;
+          }
+          break;
+        }
         if (entry.readyTicket !== fifo.lastTicket) continue; // moved to another level, or pushed again later
         entry.readyTicket = 0;
         this.valid--;
-        return entry;
+        found = entry;
+        break;
       }
     }
-    return undefined;
+    if (drained > 0) this.order = this.order.filter((p) => this.levels.has(p));
+    return found;
   }
 
   /** Forgets `entry` if it waits (its entry becomes stale). */

@@ -128,6 +128,8 @@ export class WorkQueue<T> {
    */
   add(key: string, item: T, priority: number = DEFAULT_PRIORITY): WorkQueueAddResult {
     if (this.closed) return 'rejected';
+    // Called from informer handlers: a bad priority must not throw there; it counts as the default.
+    if (!Number.isFinite(priority)) priority = DEFAULT_PRIORITY;
     const state = this.states.get(key);
     if (state === undefined) {
       const fresh: KeyState<T> = { key, items: [item], priorities: [priority], readyPriority: priority, readyTicket: 0, processing: false, idle: false };

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock } from '../clock.js';
+import { isInvalidArgumentError } from '../errors.js';
 import { noopLogger } from '../logger.js';
 import { LOW_PRIORITY } from '../ready-queue.js';
 import { FakeInformer, SlowSyncInformer, deferred, waitFor, widget, widgetSchema } from '../testing/fake-informer.js';
@@ -77,6 +78,7 @@ describe('priority queue (ReconcileController)', () => {
     await waitFor(() => h.order.length === 4);
     assert.deepEqual(h.order, ['hold', 'urgent', 'changed', 'resynced']);
     assert.equal(LOW_PRIORITY, -100, "controller-runtime's handler.LowPriority");
+    assert.throws(() => h.controller.enqueue({ namespace: 'default', name: 'x' }, { priority: Number.NaN }), isInvalidArgumentError);
     await h.stop();
   });
 

@@ -246,8 +246,10 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   /**
    * Enqueues a request from outside the informers (controller-runtime's channel source / `GenericEvent`):
    * merged with a queued request of the same key (which keeps the higher priority), processed once the controller runs.
+   * @throws InvalidArgumentError for a priority that is not a finite number.
    */
   enqueue(request: Request, options: EnqueueOptions = {}): void {
+    if (options.priority !== undefined && !Number.isFinite(options.priority)) throw new InvalidArgumentError(`priority must be a finite number, got ${options.priority}`);
     this.add(identifierKey(request), { namespace: request.namespace, name: request.name }, options.priority ?? DEFAULT_PRIORITY);
   }
 
