@@ -38,4 +38,44 @@ describe('priority queue (InformerController)', () => {
     stop.abort();
     await running;
   });
+
+  test('a retry keeps the priority of the event that failed: a failing listed object retries behind fresh changes', async () => {
+    const clock = new VirtualClock();
+    const informer = new SlowSyncInformer();
+    const controller = new InformerController({ clock, logger: noopLogger, errorHandler: () => undefined, maxConcurrentWorkers: 1 });
+    controller.addInformer(informer, 'Widget');
+    const order: string[] = [];
+    const hold = deferred();
+    let failListed = true;
+    controller.addWatcher(
+      {
+        add: async (_c, o) => {
+          order.push(`add ${o.metadata.name}`);
+          if (o.metadata.name === 'listed' && failListed) {
+            failListed = false;
+            throw new Error('first call fails');
+          }
+          if (o.metadata.name === 'hold') await hold.promise;
+        },
+        update: async () => undefined,
+        delete: async () => undefined,
+      },
+      'Widget',
+    );
+    const stop = new AbortController();
+    const running = controller.run(stop.signal);
+    await clock.advance(0);
+    informer.add(widget('listed'));
+    informer.markSynced();
+    await waitFor(() => order.length === 1);
+    informer.add(widget('hold'));
+    await waitFor(() => order.length === 2);
+    await clock.advance(5_010); // the retry of `listed` falls due while `hold` runs
+    informer.add(widget('created'));
+    hold.resolve();
+    await waitFor(() => order.length === 4);
+    assert.deepEqual(order, ['add listed', 'add hold', 'add created', 'add listed']);
+    stop.abort();
+    await running;
+  });
 });

@@ -148,6 +148,8 @@ interface RetryBase {
   /** The error that caused the retry (undefined for a `requeueAfter` without error). */
   error: unknown;
   metrics: BoundEventMetrics;
+  /** The queue priority of the call that failed: the retry keeps it. */
+  priority?: number | undefined;
 }
 
 interface WatcherRetry extends RetryBase {
@@ -246,7 +248,7 @@ export class InformerController {
       clock,
       resolutionMs: RETRY_TIMER_RESOLUTION_MS,
       onDue: (key, entry) => {
-        this.queue.add(key, entry);
+        this.queue.add(key, entry, entry.priority);
       },
     });
     this.metrics.setSources(
@@ -701,7 +703,9 @@ export class InformerController {
   private scheduleRetry(entry: RetryEntry, delayMs: number, reason: 'error' | 'requeue'): void {
     if (this.lifecycle.stopping) return;
     entry.metrics.retry(entry.type, reason);
-    this.scheduler.schedule(queueKey(entry.kind, entry.object), entry, delayMs);
+    const key = queueKey(entry.kind, entry.object);
+    entry.priority = this.queue.processingPriority(key);
+    this.scheduler.schedule(key, entry, delayMs);
   }
 
   /**

@@ -47,6 +47,8 @@ interface KeyState<T> {
   /** The level it waits at in `ready` (meaningful while `readyTicket` is not 0). */
   readyPriority: number;
   readyTicket: number;
+  /** The priority of the item running now (meaningful while `processing`). */
+  runningPriority: number;
   processing: boolean;
   /** Nothing queued or running: kept in the key map for reuse (see MAX_IDLE_KEYS), not in `ready`. */
   idle: boolean;
@@ -132,7 +134,7 @@ export class WorkQueue<T> {
     if (!Number.isFinite(priority)) priority = DEFAULT_PRIORITY;
     const state = this.states.get(key);
     if (state === undefined) {
-      const fresh: KeyState<T> = { key, items: [item], priorities: [priority], readyPriority: priority, readyTicket: 0, processing: false, idle: false };
+      const fresh: KeyState<T> = { key, items: [item], priorities: [priority], readyPriority: priority, readyTicket: 0, runningPriority: priority, processing: false, idle: false };
       this.states.set(key, fresh);
       this.makeReady(fresh, priority);
       this.queued++;
@@ -166,6 +168,12 @@ export class WorkQueue<T> {
     // key moves up when it gets a higher priority.
     if (state.readyTicket !== 0 && priority > state.readyPriority) this.makeReady(state, priority);
     return result;
+  }
+
+  /** The priority of the item of `key` being processed, undefined when none is: work it requeues can keep it. */
+  processingPriority(key: string): number | undefined {
+    const state = this.states.get(key);
+    return state?.processing === true ? state.runningPriority : undefined;
   }
 
   /** The queued, not started items of `key`, in order. */
@@ -251,6 +259,7 @@ export class WorkQueue<T> {
       const priority = state.priorities.shift()!;
       this.queued--;
       state.processing = true;
+      state.runningPriority = priority;
       this.running++;
       // Finished synchronously: the key is settled here and the loop goes on (no re-entrant pump).
       if (this.runItem(state, item, priority)) this.finish(state);
