@@ -120,7 +120,8 @@ export interface InformerControllerConfig {
 export interface AddInformerOptions {
   /**
    * Events of this informer are queued only when every predicate accepts them; filtered events are
-   * counted in `controller_predicate_filtered_events_total{controller=<kind>,event}`. Default: none.
+   * counted in `controller_predicate_filtered_events_total{controller=<kind>,event}`, which
+   * `prometheusCollectors()` includes once an informer with predicates was added. Default: none.
    */
   predicates?: readonly Predicate[] | undefined;
 }
