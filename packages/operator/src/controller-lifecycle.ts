@@ -1,10 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { KubeloopError } from '@kubeloop/resource';
 import type { Clock } from './clock.js';
-import { isAbortError } from './errors.js';
+import { CacheSyncTimeoutError, InvalidArgumentError, isAbortError } from './errors.js';
 import type { Informer } from './informer.js';
 import type { LogAttributes, Logger } from './logger.js';
 import type { HandlerContext } from './resource-watcher.js';
+
+/** Default of `cacheSyncTimeoutMs`: 2 minutes, as controller-runtime's `CacheSyncTimeout`. */
+export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
 
 /** Where a controller is in its one run. */
 export type RunState = 'idle' | 'running' | 'stopping' | 'stopped';
@@ -21,6 +24,11 @@ export interface ControllerLifecycleOptions {
   logger: Logger;
   /** Added to every log line (e.g. `{ component: 'InformerController' }`). */
   logAttributes: LogAttributes;
+  /**
+   * How long `run()` waits for every informer to sync before it gives up with a
+   * `CacheSyncTimeoutError`; `Infinity` waits forever. Default: {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS}.
+   */
+  cacheSyncTimeoutMs?: number | undefined;
 }
 
 /** The parts of a controller that the lifecycle starts and stops. */
@@ -31,13 +39,17 @@ export interface ControllerParts {
   scheduler: { start(): void; stop(): void; clear(): number };
   /** Starts every informer through {@link ControllerLifecycle.runInformer}. */
   startInformers(): void;
+  /** The informers the controller reads: no work starts before all of them have synced. */
+  informers(): readonly Informer[];
 }
 
 const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * The run-once lifecycle that `InformerController` and `ReconcileController` share: start the
- * scheduler, the queue and the informers; wait for the caller's signal or a fatal informer error;
+ * informers; wait until all of them have synced (the sync gate: events queue and coalesce meanwhile,
+ * no handler runs against a half-filled cache), then start the scheduler and the queue; wait for the
+ * caller's signal or a fatal informer error;
  * abort handlers' signal; drop delayed work; drain running work within the shutdown deadline, then
  * informers with what is left of it; reject with the informer's error if there was one.
  */
@@ -50,9 +62,19 @@ export class ControllerLifecycle {
   private fatalError: { error: unknown } | undefined;
   private wake: (() => void) | undefined;
   private readonly informerRuns: Promise<void>[] = [];
+  private gateOpen = false;
+  private readonly cacheSyncTimeoutMs: number;
 
   constructor(private readonly options: ControllerLifecycleOptions) {
     this.ctx = { signal: NEVER_ABORTED, logger: options.logger };
+    const timeout = options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
+    if (!(timeout > 0)) throw new InvalidArgumentError(`cacheSyncTimeoutMs must be > 0 (Infinity: no limit), got ${timeout}`);
+    this.cacheSyncTimeoutMs = timeout;
+  }
+
+  /** True once every informer has synced and workers take keys (readiness); false again once stopping. */
+  get synced(): boolean {
+    return this.gateOpen && this.runState === 'running';
   }
 
   /** Where the run is. */
@@ -79,9 +101,12 @@ export class ControllerLifecycle {
     setMaxListeners(0, runAbort.signal);
     this.runAbort = runAbort;
     this.ctx = { signal: runAbort.signal, logger };
-    parts.scheduler.start();
-    parts.queue.start();
     parts.startInformers();
+    if (await this.waitForCaches(signal, () => parts.informers())) {
+      this.gateOpen = true;
+      parts.scheduler.start();
+      parts.queue.start();
+    }
 
     await new Promise<void>((resolve) => {
       if (signal.aborted || this.fatalError !== undefined) {
@@ -137,6 +162,60 @@ export class ControllerLifecycle {
     const signal = this.ctx.signal;
     if (this.runState === 'running' || !signal.aborted) return false;
     return isAbortError(error, signal.reason);
+  }
+
+  /**
+   * The sync gate: resolves true once every informer has synced, false when the caller's signal
+   * aborts or an informer fails first; past `cacheSyncTimeoutMs` it records a `CacheSyncTimeoutError`
+   * as the run's fatal error and resolves false.
+   */
+  private waitForCaches(signal: AbortSignal, informers: () => readonly Informer[]): Promise<boolean> {
+    const { clock, name, logger, logAttributes } = this.options;
+    return new Promise<boolean>((resolve) => {
+      if (signal.aborted || this.fatalError !== undefined) {
+        resolve(false);
+        return;
+      }
+      let settled = false;
+      const done = (open: boolean): void => {
+        if (settled) return;
+        settled = true;
+        timer?.cancel();
+        signal.removeEventListener('abort', onAbort);
+        this.wake = undefined;
+        resolve(open);
+      };
+      const onAbort = (): void => done(false);
+      const timer = Number.isFinite(this.cacheSyncTimeoutMs)
+        ? clock.setTimer(this.cacheSyncTimeoutMs, () => {
+            const unsynced = informers()
+              .filter((i) => !i.hasSynced())
+              .map((i) => i.schema().kind);
+            const error = new CacheSyncTimeoutError(name, this.cacheSyncTimeoutMs, unsynced);
+            logger.error(error.message, { ...logAttributes, error });
+            this.fatalError ??= { error };
+            done(false);
+          })
+        : undefined;
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.wake = () => done(false);
+      this.allSynced(informers).then(
+        () => done(true),
+        () => done(false),
+      );
+    });
+  }
+
+  /** Resolves once every informer has synced, those added while waiting included. */
+  private async allSynced(informers: () => readonly Informer[]): Promise<void> {
+    const runSignal = this.runAbort!.signal;
+    const awaited = new Set<Informer>();
+    for (;;) {
+      const pending = informers().filter((i) => !awaited.has(i));
+      if (pending.length === 0) return;
+      for (const informer of pending) awaited.add(informer);
+      await Promise.all(pending.map((i) => i.waitForSync(runSignal)));
+    }
   }
 
   private within(promise: Promise<unknown>, ms: number): Promise<boolean> {

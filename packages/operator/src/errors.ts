@@ -83,6 +83,23 @@ export class HandlerTimeoutError extends KubeloopError {
   }
 }
 
+/**
+ * A controller's informers did not all sync within its `cacheSyncTimeoutMs` (controller-runtime's
+ * "timed out waiting for cache to be synced"): `run()` stops everything and rejects with it, so the
+ * process exits and its pod is restarted rather than reconciling against a half-filled cache.
+ */
+export class CacheSyncTimeoutError extends KubeloopError {
+  readonly timeoutMs: number;
+  /** The kinds whose informers had not synced. */
+  readonly unsyncedKinds: readonly string[];
+
+  constructor(controller: string, timeoutMs: number, unsyncedKinds: readonly string[]) {
+    super('CacheSyncTimeoutError', `${controller}: timed out after ${timeoutMs} ms waiting for caches to sync (${unsyncedKinds.join(', ') || 'none left'})`);
+    this.timeoutMs = timeoutMs;
+    this.unsyncedKinds = unsyncedKinds;
+  }
+}
+
 function hasCode(err: unknown, code: string): boolean {
   return typeof err === 'object' && err !== null && ((err as { code?: unknown }).code === code || (err as { name?: unknown }).name === code);
 }
@@ -103,6 +120,8 @@ export const isReconcileError = (err: unknown): err is ReconcileError => hasCode
 export const isInvalidArgumentError = (err: unknown): err is InvalidArgumentError => hasCode(err, 'InvalidArgumentError');
 /** True for a {@link HandlerTimeoutError}. */
 export const isHandlerTimeoutError = (err: unknown): err is HandlerTimeoutError => hasCode(err, 'HandlerTimeoutError');
+/** True for a {@link CacheSyncTimeoutError}. */
+export const isCacheSyncTimeoutError = (err: unknown): err is CacheSyncTimeoutError => hasCode(err, 'CacheSyncTimeoutError');
 /** True for {@link ErrNilObject}. */
 export const isNilObjectError = (err: unknown): boolean => hasCode(err, 'ErrNilObject');
 

@@ -61,6 +61,8 @@ export interface RunnableOperator {
   run(signal: AbortSignal): Promise<void>;
   /** Metrics to serve at /metrics. */
   prometheusCollectors?(): Metric[];
+  /** True once every controller's caches have synced and its workers run; the default of `hasSynced`. */
+  hasSynced?(): boolean;
 }
 
 /** Options of {@link runOperator}. */
@@ -80,7 +82,7 @@ export interface RunOperatorOptions {
    * Default: none.
    */
   server?: OperatorServer | undefined;
-  /** Readiness of the operator while it runs, e.g. `() => informers.every((i) => i.hasSynced())`. Default: none. */
+  /** Readiness of the operator while it runs, e.g. `() => informers.every((i) => i.hasSynced())`. Default: the operator's `hasSynced()` when it has one (an `Operator` does: every controller's sync gate is open), else none. */
   hasSynced?: (() => boolean) | undefined;
   /** Aborting it starts a graceful shutdown. Default: {@link shutdownSignal}() (SIGTERM/SIGINT). */
   signal?: AbortSignal | undefined;
@@ -164,7 +166,7 @@ export async function runOperator(options: RunOperatorOptions): Promise<RunOpera
         if (!elector.leaderKnown()) throw new Error(`leader not known yet${elector.lastError() ? `: ${describe(elector.lastError())}` : ''}`);
       });
     }
-    const hasSynced = options.hasSynced;
+    const hasSynced = options.hasSynced ?? (typeof operator.hasSynced === 'function' ? () => operator.hasSynced?.() === true : undefined);
     if (hasSynced) {
       addCheckOnce(server, 'ready', 'informers-synced', () => {
         // A follower runs no informers; it is ready to take over, which is what readiness means for it.

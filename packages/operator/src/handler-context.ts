@@ -12,12 +12,14 @@ import type { HandlerContext } from './resource-watcher.js';
 /** A {@link HandlerContext} about one object. */
 export class ObjectHandlerContext implements HandlerContext {
   readonly signal: AbortSignal;
+  readonly isInInitialList: boolean | undefined;
   readonly #base: Logger;
   readonly #object: KubeObject;
   #logger: Logger | undefined;
 
-  constructor(signal: AbortSignal, base: Logger, object: KubeObject) {
+  constructor(signal: AbortSignal, base: Logger, object: KubeObject, isInInitialList?: boolean) {
     this.signal = signal;
+    this.isInInitialList = isInInitialList;
     this.#base = base;
     this.#object = object;
   }

@@ -28,6 +28,8 @@ export {
   TerminalError,
   ReconcileError,
   HandlerTimeoutError,
+  CacheSyncTimeoutError,
+  isCacheSyncTimeoutError,
   isCannotCastError,
   isFinalizerOperationError,
   isTerminalError,
@@ -48,9 +50,25 @@ export type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
 export { OpinionatedRetryDequeuePolicy } from './retry-dequeue-policy.js';
 export type { WorkQueueOptions, WorkQueueAddResult } from './work-queue.js';
 export { WorkQueue, DEFAULT_MAX_CONCURRENT_WORKERS } from './work-queue.js';
+export { DEFAULT_PRIORITY, LOW_PRIORITY } from './ready-queue.js';
+export type { IndexFunc, Indexers } from './cache-indexer.js';
+export { CacheIndexer, indexByOwnerUid, indexByNamespace, indexByLabel, indexByField } from './cache-indexer.js';
+export type { Predicate, PredicateEvent, PredicateFuncs, PredicateFilterOptions } from './predicates.js';
+export {
+  predicateFuncs,
+  generationChanged,
+  labelsChanged,
+  annotationsChanged,
+  finalizersChanged,
+  resourceVersionChanged,
+  and,
+  or,
+  not,
+  PredicateFilter,
+} from './predicates.js';
 export type { RetrySchedulerOptions } from './retry-scheduler.js';
 export { RetryScheduler } from './retry-scheduler.js';
-export type { InformerControllerConfig, ErrorHandler, ErrorHandlerContext } from './informer-controller.js';
+export type { InformerControllerConfig, ErrorHandler, ErrorHandlerContext, AddInformerOptions } from './informer-controller.js';
 export type { ResourceKindKey } from './registration-key.js';
 export { resourceKindKey } from './registration-key.js';
 export type { MetricsAwareInformer } from './informer-metrics-wiring.js';

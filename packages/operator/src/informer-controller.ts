@@ -23,6 +23,10 @@ import type { ResourceKindKey } from './registration-key.js';
 import type { BoundEventMetrics, PrometheusCollector } from './metrics.js';
 import type { Reconciler, ReconcileRequest, ReconcileResult } from './reconciler.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
+import { PredicateFilter } from './predicates.js';
+import type { Predicate } from './predicates.js';
+import { LOW_PRIORITY } from './ready-queue.js';
+import { isResync } from './resync.js';
 import { OpinionatedRetryDequeuePolicy } from './retry-dequeue-policy.js';
 import type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
 import { DefaultRetryPolicy, toMillis } from './retry-policy.js';
@@ -109,6 +113,22 @@ export interface InformerControllerConfig {
    * the next call for the same object. Default: 0 (no deadline).
    */
   handlerTimeoutMs?: number | undefined;
+  /**
+   * How long `run()` waits for its informers (those added before the gate opens) to sync; no handler runs before they
+   * all have (events queue and coalesce meanwhile). Past it, `run()` stops and rejects with a
+   * `CacheSyncTimeoutError`. `Infinity`: wait forever. Default: 120000 (controller-runtime's 2 minutes).
+   */
+  cacheSyncTimeoutMs?: number | undefined;
+}
+
+/** Options of {@link InformerController.addInformer}. */
+export interface AddInformerOptions {
+  /**
+   * Events of this informer are queued only when every predicate accepts them; filtered events are
+   * counted in `controller_predicate_filtered_events_total{controller=<kind>,event}`, which
+   * `prometheusCollectors()` includes once an informer with predicates was added. Default: none.
+   */
+  predicates?: readonly Predicate[] | undefined;
 }
 
 /**
@@ -139,6 +159,8 @@ interface EventItem {
   metrics: BoundEventMetrics;
   /** The context the informer delivered the event in (its informer-event-* span), while tracing. */
   trace: Context | undefined;
+  /** A CREATE from the informer's initial list (see `HandlerContext.isInInitialList`). */
+  initialList: boolean;
 }
 
 /** What a retry needs, as data: which handler, which object, which attempt; never a closure. */
@@ -152,6 +174,8 @@ interface RetryBase {
   /** The error that caused the retry (undefined for a `requeueAfter` without error). */
   error: unknown;
   metrics: BoundEventMetrics;
+  /** The queue priority of the call that failed: the retry keeps it. */
+  priority?: number | undefined;
 }
 
 interface WatcherRetry extends RetryBase {
@@ -210,6 +234,8 @@ export class InformerController {
   /** Offered to every informer added; its collectors are published once one informer took them. */
   private readonly informerMetrics: InformerMetrics;
   private informerMetricsUsed = false;
+  private readonly predicateFilters = new Map<string, PredicateFilter>();
+  private readonly metricsNamespace: string | undefined;
   private readonly queue: WorkQueue<WorkItem>;
   private readonly scheduler: RetryScheduler<RetryEntry>;
   private readonly informers = new ListMap<string, Informer>();
@@ -236,9 +262,11 @@ export class InformerController {
       name: 'InformerController',
       logger: this.logger,
       logAttributes: { component: 'InformerController' },
+      cacheSyncTimeoutMs: config.cacheSyncTimeoutMs,
     });
     this.metrics = new ControllerMetrics({ namespace: config.metricsNamespace });
     this.informerMetrics = new InformerMetrics({ namespace: config.metricsNamespace });
+    this.metricsNamespace = config.metricsNamespace;
     this.queue = new WorkQueue<WorkItem>({
       maxConcurrentWorkers: config.maxConcurrentWorkers,
       process: this.process,
@@ -250,7 +278,7 @@ export class InformerController {
       clock,
       resolutionMs: RETRY_TIMER_RESOLUTION_MS,
       onDue: (key, entry) => {
-        this.queue.add(key, entry);
+        this.queue.add(key, entry, entry.priority);
       },
     });
     this.metrics.setSources(
@@ -276,7 +304,7 @@ export class InformerController {
    * @throws InvalidArgumentError "informer cannot be nil", "resourceKind cannot be empty";
    *   `ErrInformerAlreadyAdded` when this informer was already added for this kind.
    */
-  addInformer(informer: Informer, key?: ResourceKindKey): void {
+  addInformer(informer: Informer, key?: ResourceKindKey, options: AddInformerOptions = {}): void {
     if (informer == null) throw new InvalidArgumentError('informer cannot be nil');
     const resourceKind = resourceKindKey(key ?? informer.schema());
     if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
@@ -285,7 +313,8 @@ export class InformerController {
       if (existing === informer) duplicate = true;
     });
     if (duplicate) throw ErrInformerAlreadyAdded;
-    informer.addEventHandler(this.enqueueHandler(resourceKind));
+    const predicates = options.predicates;
+    informer.addEventHandler(predicates !== undefined && predicates.length > 0 ? this.filteredHandler(resourceKind, predicates, informer) : this.enqueueHandler(resourceKind, informer));
     chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
     if (offerInformerMetrics(informer, this.informerMetrics)) this.informerMetricsUsed = true;
     this.informers.addItem(resourceKind, informer);
@@ -339,7 +368,7 @@ export class InformerController {
    * `informer_*` families once an informer counts into the controller's `InformerMetrics` (see `addInformer`).
    */
   prometheusCollectors(): PrometheusCollector[] {
-    const collectors = this.metrics.collectors();
+    const collectors = [...this.metrics.collectors(), ...this.predicateCollectors()];
     return this.informerMetricsUsed ? [...collectors, ...this.informerMetrics.collectors()] : collectors;
   }
 
@@ -365,19 +394,51 @@ export class InformerController {
       queue: this.queue,
       scheduler: this.scheduler,
       startInformers: () => this.informers.rangeAll((kind, _i, informer) => this.startInformer(informer, kind)),
+      informers: () => {
+        const all: Informer[] = [];
+        this.informers.rangeAll((_kind, _i, informer) => all.push(informer));
+        return all;
+      },
     });
+  }
+
+  /** True while running once every informer (added before the gate opened) has synced and handlers run (readiness). */
+  hasSynced(): boolean {
+    return this.lifecycle.synced;
   }
 
   // --- informer side: synchronous and cheap ---
 
-  private enqueueHandler(kind: string): ResourceWatcher {
+  /** One filter (and metric child) per kind; the counter is shared so it is registered once. */
+  private filteredHandler(kind: string, predicates: readonly Predicate[], informer: Informer): ResourceWatcher {
+    let filter = this.predicateFilters.get(kind);
+    if (filter === undefined) {
+      filter = new PredicateFilter({
+        controller: kind,
+        namespace: this.metricsNamespace,
+        counter: this.predicateFilters.values().next().value?.counter,
+        onError: (err, event) => this.report(err, { resourceKind: kind, objectKey: objectKey(event.object), source: 'controller' }),
+      });
+      this.predicateFilters.set(kind, filter);
+    }
+    return filter.handler(predicates, this.enqueueHandler(kind, informer), informer);
+  }
+
+  private predicateCollectors(): PrometheusCollector[] {
+    const first = this.predicateFilters.values().next().value;
+    return first === undefined ? [] : first.collectors();
+  }
+
+  /** Adds from the informer's initial list and resyncs wait behind fresh changes (`LOW_PRIORITY`). */
+  private enqueueHandler(kind: string, informer: Informer): ResourceWatcher {
     return {
       add: (_ctx, object) => {
-        this.enqueue(kind, 'CREATE', undefined, object);
+        const initialList = !informer.hasSynced();
+        this.enqueue(kind, 'CREATE', undefined, object, initialList ? LOW_PRIORITY : undefined, initialList);
         return HANDLED;
       },
       update: (_ctx, old, object) => {
-        this.enqueue(kind, 'UPDATE', old, object);
+        this.enqueue(kind, 'UPDATE', old, object, isResync(old, object) ? LOW_PRIORITY : undefined);
         return HANDLED;
       },
       delete: (_ctx, object) => {
@@ -387,7 +448,7 @@ export class InformerController {
     };
   }
 
-  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject): void {
+  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, priority?: number, initialList = false): void {
     // The `kind` label is the object's kind, as upstream (`obj.GetStaticMetadata().Kind`), not the registration string.
     const metrics = this.metrics.forEvent(typeof object?.kind === 'string' && object.kind !== '' ? object.kind : kind, action);
     metrics.events.inc();
@@ -396,8 +457,8 @@ export class InformerController {
       this.report(ErrNilObject, { resourceKind: kind, action, source: 'controller' });
       return;
     }
-    const item: EventItem = { type: 'event', kind, action, old, object, metrics, trace: tracingEnabled() ? context.active() : undefined };
-    if (this.queue.add(queueKey(kind, object), item) === 'coalesced') metrics.coalesced.inc();
+    const item: EventItem = { type: 'event', kind, action, old, object, metrics, trace: tracingEnabled() ? context.active() : undefined, initialList };
+    if (this.queue.add(queueKey(kind, object), item, priority) === 'coalesced') metrics.coalesced.inc();
   }
 
   private startInformer(informer: Informer, kind: string): void {
@@ -470,7 +531,7 @@ export class InformerController {
           metrics.ongoingProcesses.inc();
           let pending: Promise<void> | undefined;
           try {
-            pending = this.startWatcher(watcher, action, old, object, span);
+            pending = this.startWatcher(watcher, action, old, object, span, item.initialList);
           } catch (err) {
             this.recordFailure(span, err);
             now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, true, err);
@@ -520,15 +581,15 @@ export class InformerController {
   }
 
   /** Calls the watcher method of `action` (in `span` when tracing); undefined when it returned no promise. */
-  private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined): Promise<void> | undefined {
+  private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined, initialList = false): Promise<void> | undefined {
     const call = (ctx: HandlerContext): Promise<void> => invokeWatcher(handler, ctx, action, old, object);
-    const result = span === undefined ? this.callHandler(object, call) : runInSpan(span, () => this.callHandler(object, call));
+    const result = span === undefined ? this.callHandler(object, call, initialList) : runInSpan(span, () => this.callHandler(object, call, initialList));
     return isPromiseLike(result) ? result : undefined;
   }
 
   /** Runs one handler call about `object` with the controller's signal, or with a deadline of its own (`handlerTimeoutMs`). */
-  private callHandler<R>(object: KubeObject, call: (ctx: HandlerContext) => Promise<R> | R): Promise<R> | R {
-    const ctx = new ObjectHandlerContext(this.lifecycle.ctx.signal, this.logger, object);
+  private callHandler<R>(object: KubeObject, call: (ctx: HandlerContext) => Promise<R> | R, initialList = false): Promise<R> | R {
+    const ctx = new ObjectHandlerContext(this.lifecycle.ctx.signal, this.logger, object, initialList || undefined);
     return this.handlerTimeoutMs > 0 ? callWithTimeout(ctx, this.handlerTimeoutMs, this.clock, call) : call(ctx);
   }
 
@@ -704,7 +765,9 @@ export class InformerController {
   private scheduleRetry(entry: RetryEntry, delayMs: number, reason: 'error' | 'requeue'): void {
     if (this.lifecycle.stopping) return;
     entry.metrics.retry(entry.type, reason);
-    this.scheduler.schedule(queueKey(entry.kind, entry.object), entry, delayMs);
+    const key = queueKey(entry.kind, entry.object);
+    entry.priority = this.queue.processingPriority(key);
+    this.scheduler.schedule(key, entry, delayMs);
   }
 
   /**
@@ -774,13 +837,6 @@ function ignore(): void {}
 /** The queue key of an object of a kind: one queue per object, shared by every informer of the kind. */
 function queueKey(kind: string, object: KubeObject): string {
   return `${kind}\u0000${objectKey(object)}`;
-}
-
-/** A resync: the informer re-delivers an object it already delivered (same object or same resourceVersion). */
-function isResync(old: KubeObject, object: KubeObject): boolean {
-  if (old === object) return true;
-  const rv = old.metadata?.resourceVersion;
-  return rv !== undefined && rv !== '' && rv === object.metadata.resourceVersion;
 }
 
 /**

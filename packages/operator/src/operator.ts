@@ -7,6 +7,8 @@ export interface Controller {
   run(signal: AbortSignal): Promise<void>;
   /** The controller's metric collectors, if it has any. */
   prometheusCollectors?(): PrometheusCollector[];
+  /** True once its caches have synced and its workers run (readiness), if it can tell. */
+  hasSynced?(): boolean;
 }
 
 /**
@@ -37,6 +39,11 @@ export class Operator {
       if (typeof c.prometheusCollectors === 'function') all.push(...c.prometheusCollectors());
     }
     return all;
+  }
+
+  /** Readiness: true while running once every controller that can tell (`hasSynced`) has opened its sync gate. */
+  hasSynced(): boolean {
+    return this.active !== undefined && this.controllers.every((c) => typeof c.hasSynced !== 'function' || c.hasSynced());
   }
 
   /**

@@ -11,6 +11,12 @@ export interface HandlerContext {
    * handlers added to it directly passes `consoleLogger`.
    */
   logger: Logger;
+  /**
+   * On a watcher's `add` called for an event of the `InformerController`: true when the object came
+   * from the informer's initial list (delivered before it synced), not from a create seen by the
+   * watch (client-go's `isInInitialList`). Undefined otherwise (retries included).
+   */
+  isInInitialList?: boolean | undefined;
 }
 
 /**

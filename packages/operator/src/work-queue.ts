@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from './errors.js';
 import { realClock } from './clock.js';
 import type { Clock } from './clock.js';
+import { DEFAULT_PRIORITY, ReadyQueue } from './ready-queue.js';
 
 /** Default of {@link WorkQueueOptions.maxConcurrentWorkers}: 10 objects processed at once. */
 export const DEFAULT_MAX_CONCURRENT_WORKERS = 10;
@@ -10,9 +11,10 @@ export interface WorkQueueOptions<T> {
   /**
    * Processes one item: returns a promise when the work goes on asynchronously, or nothing when it
    * finished synchronously (the next item then starts without a promise hop). Items of one key are
-   * never processed concurrently. A throw or rejection goes to `onError`.
+   * never processed concurrently. A throw or rejection goes to `onError`. `priority` is the item's
+   * priority (see {@link WorkQueue.add}), for work that requeues it at the same level.
    */
-  process: (key: string, item: T) => Promise<void> | void;
+  process: (key: string, item: T, priority: number) => Promise<void> | void;
   /** How many keys are processed at the same time. Default: {@link DEFAULT_MAX_CONCURRENT_WORKERS} (10). */
   maxConcurrentWorkers?: number | undefined;
   /**
@@ -40,6 +42,13 @@ const MAX_IDLE_KEYS = 1024;
 interface KeyState<T> {
   key: string;
   items: T[];
+  /** The priority of each queued item (parallel to `items`). */
+  priorities: number[];
+  /** The level it waits at in `ready` (meaningful while `readyTicket` is not 0). */
+  readyPriority: number;
+  readyTicket: number;
+  /** The priority of the item running now (meaningful while `processing`). */
+  runningPriority: number;
   processing: boolean;
   /** Nothing queued or running: kept in the key map for reuse (see MAX_IDLE_KEYS), not in `ready`. */
   idle: boolean;
@@ -47,13 +56,16 @@ interface KeyState<T> {
 
 /**
  * A per-key work queue in the client-go/controller-runtime style: `ready` (keys with queued items,
- * in arrival order), `items` (what is waiting per key, "dirty"), `processing` (a key with a running
+ * by priority, then in arrival order), `items` (what is waiting per key, "dirty"), `processing` (a key with a running
  * item is not ready again until that item finishes).
  *
  * Guarantees:
  * - items of one key are processed one at a time, in the order they were added (after coalescing);
  * - different keys are processed concurrently, at most `maxConcurrentWorkers` at once, round-robin
  *   between keys so one busy key cannot starve the others;
+ * - priorities (controller-runtime's priority queue): a key waits at the highest priority of its
+ *   queued items (a merge keeps the higher); keys of a higher priority start first, keys of one
+ *   priority in arrival order. Items of one key still run in the order they were added;
  * - `add` never runs `process` synchronously: callers (informers) are never blocked by handlers;
  * - memory follows the number of keys with pending work (plus at most 1,024 recently idle keys kept
  *   for reuse), and with `coalesce` not the number of events.
@@ -61,12 +73,12 @@ interface KeyState<T> {
 export class WorkQueue<T> {
   /** The concurrency bound in effect. */
   readonly maxConcurrentWorkers: number;
-  private readonly processFn: (key: string, item: T) => Promise<void> | void;
+  private readonly processFn: (key: string, item: T, priority: number) => Promise<void> | void;
   private readonly coalesceFn: ((queued: T, incoming: T) => T | undefined) | undefined;
   private readonly onError: ((err: unknown, key: string, item: T) => void) | undefined;
   private readonly clock: Clock;
   private readonly states = new Map<string, KeyState<T>>();
-  private readonly ready = new Fifo<KeyState<T>>();
+  private readonly ready = new ReadyQueue<KeyState<T>>();
   private queued = 0;
   private running = 0;
   private started = false;
@@ -112,14 +124,19 @@ export class WorkQueue<T> {
     this.schedulePump();
   }
 
-  /** Queues `item` for `key` (or merges it into the key's last queued item). Rejected after shutdown. */
-  add(key: string, item: T): WorkQueueAddResult {
+  /**
+   * Queues `item` for `key` (or merges it into the key's last queued item, which then keeps the
+   * higher priority) at `priority` (higher starts first; default 0). Rejected after shutdown.
+   */
+  add(key: string, item: T, priority: number = DEFAULT_PRIORITY): WorkQueueAddResult {
     if (this.closed) return 'rejected';
+    // Called from informer handlers: a bad priority must not throw there; it counts as the default.
+    if (!Number.isFinite(priority)) priority = DEFAULT_PRIORITY;
     const state = this.states.get(key);
     if (state === undefined) {
-      const fresh: KeyState<T> = { key, items: [item], processing: false, idle: false };
+      const fresh: KeyState<T> = { key, items: [item], priorities: [priority], readyPriority: priority, readyTicket: 0, runningPriority: priority, processing: false, idle: false };
       this.states.set(key, fresh);
-      this.ready.push(fresh);
+      this.makeReady(fresh, priority);
       this.queued++;
       this.schedulePump();
       return 'queued';
@@ -128,23 +145,35 @@ export class WorkQueue<T> {
       state.idle = false;
       this.idleKeys--;
       state.items.push(item);
-      this.ready.push(state);
+      state.priorities.push(priority);
+      this.makeReady(state, priority);
       this.queued++;
       this.schedulePump();
       return 'queued';
     }
     const items = state.items;
-    if (this.coalesceFn !== undefined && items.length > 0) {
-      const merged = this.coalesceFn(items[items.length - 1]!, item);
-      if (merged !== undefined) {
-        items[items.length - 1] = merged;
-        return 'coalesced';
-      }
+    let result: WorkQueueAddResult = 'queued';
+    const merged = this.coalesceFn !== undefined && items.length > 0 ? this.coalesceFn(items[items.length - 1]!, item) : undefined;
+    if (merged !== undefined) {
+      items[items.length - 1] = merged;
+      const last = state.priorities.length - 1;
+      state.priorities[last] = Math.max(state.priorities[last]!, priority);
+      result = 'coalesced';
+    } else {
+      items.push(item);
+      state.priorities.push(priority);
+      this.queued++;
     }
-    items.push(item);
-    this.queued++;
-    // A known key is either in `ready` already or processing (and re-queued when done).
-    return 'queued';
+    // A known key is either in `ready` already or processing (and re-queued when done): a waiting
+    // key moves up when it gets a higher priority.
+    if (state.readyTicket !== 0 && priority > state.readyPriority) this.makeReady(state, priority);
+    return result;
+  }
+
+  /** The priority of the item of `key` being processed, undefined when none is: work it requeues can keep it. */
+  processingPriority(key: string): number | undefined {
+    const state = this.states.get(key);
+    return state?.processing === true ? state.runningPriority : undefined;
   }
 
   /** The queued, not started items of `key`, in order. */
@@ -157,14 +186,22 @@ export class WorkQueue<T> {
     const state = this.states.get(key);
     if (state === undefined || state.items.length === 0) return [];
     const removed: T[] = [];
-    state.items = state.items.filter((item) => {
-      if (!predicate(item)) return true;
-      removed.push(item);
-      return false;
+    const items: T[] = [];
+    const priorities: number[] = [];
+    state.items.forEach((item, i) => {
+      if (predicate(item)) removed.push(item);
+      else {
+        items.push(item);
+        priorities.push(state.priorities[i]!);
+      }
     });
+    state.items = items;
+    state.priorities = priorities;
     this.queued -= removed.length;
-    // A key left with nothing to do stays in `ready` until popped; the pump skips it then.
-    if (state.items.length === 0 && !state.processing) this.states.delete(key);
+    if (state.items.length === 0 && !state.processing) {
+      this.ready.remove(state);
+      this.states.delete(key);
+    }
     if (removed.length > 0) this.notifyIdle();
     return removed;
   }
@@ -187,6 +224,7 @@ export class WorkQueue<T> {
       for (const state of this.states.values()) {
         this.queued -= state.items.length;
         state.items = [];
+        state.priorities = [];
         if (!state.processing) this.states.delete(state.key);
       }
       this.idleKeys = 0;
@@ -218,20 +256,22 @@ export class WorkQueue<T> {
       if (state === undefined) break;
       const item = state.items.shift();
       if (item === undefined) continue; // emptied by removeQueued
+      const priority = state.priorities.shift()!;
       this.queued--;
       state.processing = true;
+      state.runningPriority = priority;
       this.running++;
       // Finished synchronously: the key is settled here and the loop goes on (no re-entrant pump).
-      if (this.runItem(state, item)) this.finish(state);
+      if (this.runItem(state, item, priority)) this.finish(state);
     }
     this.notifyIdle();
   };
 
   /** Starts `item`; true when it finished synchronously, else the key is settled when it does. */
-  private runItem(state: KeyState<T>, item: T): boolean {
+  private runItem(state: KeyState<T>, item: T, priority: number): boolean {
     let pending: Promise<void> | void;
     try {
-      pending = this.processFn(state.key, item);
+      pending = this.processFn(state.key, item, priority);
     } catch (err) {
       this.reportError(err, state.key, item);
       return true;
@@ -264,13 +304,18 @@ export class WorkQueue<T> {
   private finish(state: KeyState<T>): void {
     this.running--;
     state.processing = false;
-    if (state.items.length > 0 && !this.closed) this.ready.push(state);
+    if (state.items.length > 0 && !this.closed) this.makeReady(state, highest(state.priorities));
     else if (this.closed) this.states.delete(state.key);
     else {
       // A processing key is never removed from `states` by others (removeQueued and shutdown skip it).
       state.idle = true;
       if (++this.idleKeys > MAX_IDLE_KEYS) this.dropIdleKeys();
     }
+  }
+
+  private makeReady(state: KeyState<T>, priority: number): void {
+    state.readyPriority = priority;
+    this.ready.push(state, priority);
   }
 
   private dropIdleKeys(): void {
@@ -286,32 +331,9 @@ export class WorkQueue<T> {
   }
 }
 
-/** An array-backed FIFO with O(1) amortised shift. */
-class Fifo<T> {
-  private items: (T | undefined)[] = [];
-  private head = 0;
-
-  get length(): number {
-    return this.items.length - this.head;
-  }
-
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  shift(): T | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const item = this.items[this.head];
-    this.items[this.head++] = undefined;
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
-  }
-
-  clear(): void {
-    this.items = [];
-    this.head = 0;
-  }
+/** The highest of a non-empty list of priorities (a loop: a key may have many queued items). */
+function highest(priorities: readonly number[]): number {
+  let max = priorities[0]!;
+  for (let i = 1; i < priorities.length; i++) if (priorities[i]! > max) max = priorities[i]!;
+  return max;
 }

@@ -123,6 +123,11 @@ export type {
   DeleteOptions,
 } from './client/types.js';
 export { Client, createClient } from './client/client.js';
+export type { ClientOptions } from './client/client.js';
+export type { RequestRetryOptions } from './client/request-retry.js';
+export { DEFAULT_REQUEST_RETRY } from './client/request-retry.js';
+export type { RetryOnConflictOptions } from './client/retry-on-conflict.js';
+export { retryOnConflict } from './client/retry-on-conflict.js';
 export { HttpTransport, apiErrorFromResponse, formatQuery } from './client/transport.js';
 export type { ApiWarning, WarningHandler } from './client/api-warning.js';
 export { parseWarningHeaders, logWarningsOnce } from './client/api-warning.js';
@@ -148,3 +153,4 @@ export { WatchLineDecoder } from './watch/watch-line-decoder.js';
 export type { WatchLineDecoderOptions } from './watch/watch-line-decoder.js';
 export { StreamWatchResponse } from './watch/stream-watch-response.js';
 export type { StreamWatchResponseOptions } from './watch/stream-watch-response.js';
+export { compareResourceVersions, isComparableResourceVersion } from './resource-version.js';

@@ -1,44 +1,18 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { objectKey } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import { VirtualClock } from '../clock.js';
 import { isInvalidArgumentError } from '../errors.js';
-import type { ReadonlyStore } from '../informer.js';
 import type { ErrorHandler } from '../informer-controller.js';
 import { noopLogger } from '../logger.js';
-import { FakeInformer, deferred, widget } from '../testing/fake-informer.js';
+import { CachingInformer as SharedCachingInformer, FakeInformer, deferred, widget } from '../testing/fake-informer.js';
 import { Controller } from './resource-controller.js';
 import { newResource } from './resource.js';
 import type { Backgrounder, Resource } from './resource.js';
 import { testControllerRun } from './test-controller-run.js';
 
-/** A fake informer with a cache, like a real one: the store changes before handlers are called. */
-class CachingInformer extends FakeInformer {
-  readonly cache = new Map<string, KubeObject>();
-  override readonly store: ReadonlyStore = {
-    get: (key) => this.cache.get(key),
-    has: (key) => this.cache.has(key),
-    keys: () => this.cache.keys(),
-    values: () => this.cache.values(),
-    size: 0,
-  };
-
-  override add(object: KubeObject): void {
-    this.cache.set(objectKey(object), object);
-    super.add(object);
-  }
-
-  override update(old: KubeObject, object: KubeObject): void {
-    this.cache.set(objectKey(object), object);
-    super.update(old, object);
-  }
-
-  override delete(object: KubeObject): void {
-    this.cache.delete(objectKey(object));
-    super.delete(object);
-  }
-
+/** The shared caching fake, with a resourceVersion to report. */
+class CachingInformer extends SharedCachingInformer {
   override lastSyncResourceVersion(): string {
     return '42';
   }

@@ -62,6 +62,8 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   shutdownTimeoutMs?: number | undefined;
   /** Prefix of the metric names. Default: none. */
   metricsNamespace?: string | undefined;
+  /** How long `run()` waits for the informer to sync before any call; then rejects with `CacheSyncTimeoutError`. Default: 120000. */
+  cacheSyncTimeoutMs?: number | undefined;
 }
 
 /**
@@ -87,9 +89,9 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.log = options.log ?? consoleLogger;
   }
 
-  /** True once the resource's informer has delivered its initial list (client-go `cache.Controller.HasSynced`). */
+  /** True while running once the resource's informer has synced and calls start (client-go `cache.Controller.HasSynced`; readiness). */
   hasSynced(): boolean {
-    return this.informer?.hasSynced() ?? false;
+    return this.core?.hasSynced() ?? false;
   }
 
   /** The resourceVersion the informer last saw; '' before it has listed (client-go `LastSyncResourceVersion`). */
@@ -142,6 +144,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       clock: this.options.clock,
       shutdownTimeoutMs: this.options.shutdownTimeoutMs,
       metricsNamespace: this.options.metricsNamespace,
+      cacheSyncTimeoutMs: this.options.cacheSyncTimeoutMs,
     });
     core.addInformer(informer, kind);
     core.addWatcher(this.watcher(informer), kind);

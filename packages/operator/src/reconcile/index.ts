@@ -21,7 +21,10 @@ export {
 } from './rate-limiter.js';
 export type { MapFunc, WatchSource, EnqueueRequestForOwnerOptions } from './watch-source.js';
 export { enqueueRequestForOwner } from './watch-source.js';
-export type { ReconcileControllerOptions } from './reconcile-controller.js';
+export type { ReadYourWritesOptions, WriteClient } from './read-your-writes.js';
+export { DEFAULT_READ_YOUR_WRITES_TIMEOUT_MS, DEFAULT_READ_YOUR_WRITES_RETRY_DELAY_MS } from './read-your-writes.js';
+export type { ReconcileControllerOptions, EnqueueOptions } from './reconcile-controller.js';
+export { DEFAULT_PRIORITY, LOW_PRIORITY } from '../ready-queue.js';
 export { ReconcileController, newController } from './reconcile-controller.js';
 export type { ReconcileOutcome, ReconcileMetricsOptions } from './reconcile-metrics.js';
 export { ReconcileMetrics } from './reconcile-metrics.js';

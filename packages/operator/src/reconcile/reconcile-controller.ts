@@ -34,11 +34,17 @@ import { consoleLogger, withAttributes } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { PrometheusCollector } from '../metrics.js';
 import type { ResourceWatcher } from '../resource-watcher.js';
+import { PredicateFilter } from '../predicates.js';
+import type { Predicate } from '../predicates.js';
+import { DEFAULT_PRIORITY, LOW_PRIORITY } from '../ready-queue.js';
+import { isResync } from '../resync.js';
 import { RetryScheduler } from '../retry-scheduler.js';
 import { SpanNames, endSpan, getTracer, runInSpan } from '../tracing.js';
 import { DEFAULT_MAX_CONCURRENT_WORKERS, WorkQueue } from '../work-queue.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { ReadYourWrites } from './read-your-writes.js';
+import type { ReadYourWritesOptions, WriteClient } from './read-your-writes.js';
 import { ReconcileMetrics } from './reconcile-metrics.js';
 import type { ReconcileOutcome } from './reconcile-metrics.js';
 import type { Reconciler } from './reconciler.js';
@@ -84,11 +90,36 @@ export interface ReconcileControllerOptions<T extends KubeObject = KubeObject> {
   shutdownTimeoutMs?: number | undefined;
   /** Prefix of the metric names. Default: none. */
   metricsNamespace?: string | undefined;
+  /**
+   * How long `run()` waits for the informer and every `watches` informer to sync before any
+   * reconcile (controller-runtime's `CacheSyncTimeout`); past it `run()` rejects with a
+   * `CacheSyncTimeoutError`. `Infinity`: wait forever. Default: 120000 (2 minutes, as controller-runtime).
+   */
+  cacheSyncTimeoutMs?: number | undefined;
+  /**
+   * Read your own writes: how long a reconcile is deferred while a cache is older than a write made
+   * through `trackWrites(client)` (see `read-your-writes.ts`). Default: `{ timeoutMs: 10000, retryDelayMs: 100 }`.
+   */
+  readYourWrites?: ReadYourWritesOptions | undefined;
+  /**
+   * Events of the reconciled kind's informer that enqueue a request only when every predicate accepts
+   * them (controller-runtime's `WithEventFilter` / `For(..., WithPredicates)`); filtered events are
+   * counted in `controller_predicate_filtered_events_total{controller,event}`. Default: none.
+   */
+  predicates?: readonly Predicate[] | undefined;
+}
+
+/** Options of {@link ReconcileController.enqueue}. */
+export interface EnqueueOptions {
+  /** Higher starts first; a request merged into a queued one keeps the higher priority. Default: 0. */
+  priority?: number | undefined;
 }
 
 /** A delayed requeue waiting in the scheduler: plain data, no closure. */
 interface DelayedRequest {
   request: Request;
+  /** The priority it re-enters the queue with (retries keep their priority). */
+  priority: number;
   /** Clock time at which it falls due. */
   dueAt: number;
 }
@@ -116,6 +147,8 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   private readonly queue: WorkQueue<Request>;
   private readonly scheduler: RetryScheduler<DelayedRequest>;
   private readonly metrics: ReconcileMetrics;
+  private readonly readYourWrites: ReadYourWrites;
+  private readonly predicateFilter: PredicateFilter;
 
   /** Prefer {@link newController}. @throws InvalidArgumentError for a missing kind, reconciler, client/informer or a bad option. */
   constructor(options: ReconcileControllerOptions<T>) {
@@ -138,6 +171,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       name: `controller ${this.name}`,
       logger: this.logger,
       logAttributes: { controller: this.name },
+      cacheSyncTimeoutMs: options.cacheSyncTimeoutMs,
     });
 
     if (options.informer != null) {
@@ -157,7 +191,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     });
     this.scheduler = new RetryScheduler<DelayedRequest>({
       clock: this.clock,
-      onDue: (key, delayed) => this.add(key, delayed.request),
+      onDue: (key, delayed) => this.add(key, delayed.request, delayed.priority),
     });
     this.metrics = new ReconcileMetrics({
       controller: this.name,
@@ -166,19 +200,42 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       maxConcurrentReconciles: this.queue.maxConcurrentWorkers,
     });
 
-    this.informer.addEventHandler(this.objectHandler());
+    this.predicateFilter = new PredicateFilter({
+      controller: this.name,
+      namespace: options.metricsNamespace,
+      onError: (err, event) => this.report(err, event.object?.metadata ? objectKey(event.object) : '', 'controller', 0, undefined),
+    });
+    this.informer.addEventHandler(this.filtered(options.predicates, this.objectHandler(), this.informer));
     this.informers = [this.informer];
     for (const source of options.watches ?? []) {
       if (source?.informer == null || typeof source.map !== 'function') throw new InvalidArgumentError('a watch source needs an informer and a map function');
-      source.informer.addEventHandler(this.mappedHandler(source));
+      source.informer.addEventHandler(this.filtered(source.predicates, this.mappedHandler(source), source.informer));
       this.informers.push(source.informer);
     }
     for (const informer of this.informers) chainInformerErrorHandler(informer, this.informerErrorHandler);
+    this.readYourWrites = new ReadYourWrites({
+      ...options.readYourWrites,
+      primary: kind,
+      informers: () => this.informers,
+      clock: this.clock,
+      logger: this.logger,
+      controller: this.name,
+      metricsNamespace: options.metricsNamespace,
+    });
   }
 
-  /** True once every informer of the controller has delivered its initial list. */
+  /**
+   * A client whose writes the controller tracks (read your own writes): a later reconcile of the
+   * written object, or of its controlling owner of the reconciled kind, waits until the informers
+   * have seen that write (bounded by `readYourWrites.timeoutMs`). Use it for every write of the reconciler.
+   */
+  trackWrites<C extends KubeObject>(client: WriteClient<C>): WriteClient<C> {
+    return this.readYourWrites.client(client);
+  }
+
+  /** True while running once every informer of the controller has synced and workers take keys (readiness). */
   hasSynced(): boolean {
-    return this.informers.every((i) => i.hasSynced());
+    return this.lifecycle.synced;
   }
 
   /** Resolves when every informer has synced (controller-runtime `WaitForCacheSync`); rejects if `signal` aborts first. */
@@ -188,10 +245,12 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
 
   /**
    * Enqueues a request from outside the informers (controller-runtime's channel source / `GenericEvent`):
-   * merged with a queued request of the same key, processed once the controller runs.
+   * merged with a queued request of the same key (which keeps the higher priority), processed once the controller runs.
+   * @throws InvalidArgumentError for a priority that is not a finite number.
    */
-  enqueue(request: Request): void {
-    this.add(identifierKey(request), { namespace: request.namespace, name: request.name });
+  enqueue(request: Request, options: EnqueueOptions = {}): void {
+    if (options.priority !== undefined && !Number.isFinite(options.priority)) throw new InvalidArgumentError(`priority must be a finite number, got ${options.priority}`);
+    this.add(identifierKey(request), { namespace: request.namespace, name: request.name }, options.priority ?? DEFAULT_PRIORITY);
   }
 
   /** Resolves when no request is queued or being reconciled (delayed requeues do not count). */
@@ -206,7 +265,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
 
   /** The controller's metric collectors (controller-runtime's names), for the user to register. */
   prometheusCollectors(): PrometheusCollector[] {
-    return this.metrics.collectors();
+    return [...this.metrics.collectors(), ...this.readYourWrites.collectors(), ...this.predicateFilter.collectors()];
   }
 
   /**
@@ -221,23 +280,34 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       startInformers: () => {
         for (const informer of this.informers) this.lifecycle.runInformer(informer, (err) => this.report(err, '', 'informer', 0, undefined));
       },
+      informers: () => this.informers,
     });
   }
 
   // --- sources: synchronous and cheap, they only enqueue ---
 
+  /** `handler` behind the predicates of its source, if it has some. */
+  private filtered(predicates: readonly Predicate[] | undefined, handler: ResourceWatcher, informer: Informer): ResourceWatcher {
+    return predicates === undefined || predicates.length === 0 ? handler : this.predicateFilter.handler(predicates, handler, informer);
+  }
+
   private objectHandler(): ResourceWatcher {
-    const enqueue = (object: KubeObject): Promise<void> => {
+    const informer = this.informer;
+    const enqueue = (object: KubeObject, priority: number): Promise<void> => {
       // Bad input is reported, never thrown into the informer.
       if (object == null || typeof object.metadata !== 'object' || object.metadata === null) this.report(ErrNilObject, '', 'controller', 0, undefined);
-      else this.add(objectKey(object), { namespace: object.metadata.namespace ?? '', name: object.metadata.name });
+      else this.add(objectKey(object), { namespace: object.metadata.namespace ?? '', name: object.metadata.name }, priority);
       return RESOLVED;
     };
-    return { add: (_ctx, object) => enqueue(object), update: (_ctx, _old, object) => enqueue(object), delete: (_ctx, object) => enqueue(object) };
+    return {
+      add: (_ctx, object) => enqueue(object, informer.hasSynced() ? DEFAULT_PRIORITY : LOW_PRIORITY),
+      update: (_ctx, old, object) => enqueue(object, isResync(old, object) ? LOW_PRIORITY : DEFAULT_PRIORITY),
+      delete: (_ctx, object) => enqueue(object, DEFAULT_PRIORITY),
+    };
   }
 
   private mappedHandler(source: WatchSource): ResourceWatcher {
-    const enqueue = (object: KubeObject): void => {
+    const enqueue = (object: KubeObject, priority: number): void => {
       let requests: readonly Request[];
       try {
         requests = source.map(object);
@@ -245,34 +315,35 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
         this.report(err, object?.metadata ? objectKey(object) : '', 'controller', 0, undefined);
         return;
       }
-      for (const r of requests) this.enqueue(r);
+      for (const r of requests) this.enqueue(r, { priority });
     };
     return {
       add: (_ctx, object) => {
-        enqueue(object);
+        enqueue(object, source.informer.hasSynced() ? DEFAULT_PRIORITY : LOW_PRIORITY);
         return RESOLVED;
       },
       update: (_ctx, old, object) => {
-        if (old !== object) enqueue(old);
-        enqueue(object);
+        const priority = isResync(old, object) ? LOW_PRIORITY : DEFAULT_PRIORITY;
+        if (old !== object) enqueue(old, priority);
+        enqueue(object, priority);
         return RESOLVED;
       },
       delete: (_ctx, object) => {
-        enqueue(object);
+        enqueue(object, DEFAULT_PRIORITY);
         return RESOLVED;
       },
     };
   }
 
-  private add(key: string, request: Request): void {
-    if (this.queue.add(key, request) === 'queued') this.metrics.adds.inc();
+  private add(key: string, request: Request, priority: number): void {
+    if (this.queue.add(key, request, priority) === 'queued') this.metrics.adds.inc();
   }
 
   /** client-go's `AddAfter`: one delayed requeue per key, the earliest wins. */
-  private addAfter(key: string, request: Request, delayMs: number): void {
+  private addAfter(key: string, request: Request, delayMs: number, priority: number): void {
     if (this.lifecycle.stopping) return;
     if (!(delayMs > 0)) {
-      this.add(key, request);
+      this.add(key, request, priority);
       return;
     }
     const dueAt = this.clock.now() + delayMs;
@@ -281,7 +352,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       if (waiting.some((d) => d.dueAt <= dueAt)) return;
       this.scheduler.cancel(key, () => true);
     }
-    this.scheduler.schedule(key, { request, dueAt }, delayMs);
+    this.scheduler.schedule(key, { request, dueAt, priority }, delayMs);
   }
 
   /** Errors of the informers (see `errorHandler`): reported with `source: 'informer'` and the phase. */
@@ -293,7 +364,13 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
 
   // --- workers ---
 
-  private readonly process = async (key: string, request: Request): Promise<void> => {
+  private readonly process = async (key: string, request: Request, priority: number): Promise<void> => {
+    // The cache is older than our own write: come back soon (not a failure, no backoff).
+    const deferMs = this.readYourWrites.deferral(key);
+    if (deferMs > 0) {
+      this.addAfter(key, request, deferMs, priority);
+      return;
+    }
     const span = this.startSpan(request);
     this.metrics.activeWorkers.inc();
     const started = performance.now();
@@ -311,11 +388,11 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     this.metrics.activeWorkers.dec();
     this.metrics.reconcileTime.observe((performance.now() - started) / 1000);
     endSpan(span, failed && !this.lifecycle.isShutdownAbort(error) ? (error ?? new Error('reconcile failed')) : undefined);
-    this.settle(key, request, result, failed, error);
+    this.settle(key, request, priority, result, failed, error);
   };
 
   /** The one place that decides what follows a reconcile (controller-runtime's `reconcileHandler`). */
-  private settle(key: string, request: Request, result: Result | undefined, failed: boolean, error: unknown): void {
+  private settle(key: string, request: Request, priority: number, result: Result | undefined, failed: boolean, error: unknown): void {
     let outcome: ReconcileOutcome;
     if (failed) {
       // Gave up because the shutdown aborted its signal: expected, neither counted, reported nor requeued.
@@ -331,18 +408,20 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
         const delayMs = this.rateLimiter.when(key);
         this.metrics.retries.inc();
         this.report(error, key, 'reconciler', attempt, delayMs);
-        this.addAfter(key, request, delayMs);
+        // A retry keeps the priority of the request that failed.
+        this.addAfter(key, request, delayMs, priority);
       }
     } else {
       const afterMs = requeueAfterMs(result);
+      const requeuePriority = typeof result?.priority === 'number' && Number.isFinite(result.priority) ? result.priority : priority;
       if (afterMs > 0) {
         outcome = 'requeue_after';
         this.rateLimiter.forget(key);
-        this.addAfter(key, request, afterMs);
+        this.addAfter(key, request, afterMs, requeuePriority);
       } else if (result?.requeue === true) {
         outcome = 'requeue';
         this.metrics.retries.inc();
-        this.addAfter(key, request, this.rateLimiter.when(key));
+        this.addAfter(key, request, this.rateLimiter.when(key), requeuePriority);
       } else {
         outcome = 'success';
         this.rateLimiter.forget(key);

@@ -13,6 +13,11 @@ export interface Result {
    * and resets the rate limiter's backoff for the request. Zero or less means no delayed requeue. Default: none.
    */
   requeueAfter?: number | Duration | undefined;
+  /**
+   * The priority of the requeue this result asks for (`requeue` or `requeueAfter`): higher starts
+   * first (controller-runtime's `Result.Priority`). Default: the priority the request had.
+   */
+  priority?: number | undefined;
 }
 
 /**

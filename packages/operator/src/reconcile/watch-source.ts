@@ -1,5 +1,6 @@
 import { parseApiVersion } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
+import type { Predicate } from '../predicates.js';
 import type { Informer } from '../informer.js';
 import type { Request } from './request.js';
 
@@ -14,6 +15,8 @@ export type MapFunc = (object: KubeObject) => readonly Request[];
 export interface WatchSource {
   informer: Informer;
   map: MapFunc;
+  /** Events of `informer` that reach `map` only when every predicate accepts them (controller-runtime `WithPredicates`). Default: none. */
+  predicates?: readonly Predicate[] | undefined;
 }
 
 /** Options of {@link enqueueRequestForOwner}. */

@@ -90,6 +90,70 @@ export class FakeInformer implements Informer {
   }
 }
 
+/**
+ * A {@link FakeInformer} whose initial list takes as long as the test wants: it has not synced
+ * until `markSynced()` (a slow informer of a secondary kind, say). Events can be pushed before.
+ */
+export class SlowSyncInformer extends FakeInformer {
+  private released = false;
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly schemaOfKind: Schema = widgetSchema) {
+    super();
+  }
+
+  override async run(signal: AbortSignal): Promise<void> {
+    this.runs++;
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  }
+
+  override hasSynced(): boolean {
+    return this.released;
+  }
+
+  override waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.released) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push(resolve);
+      signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    });
+  }
+
+  override schema(): Schema {
+    return this.schemaOfKind;
+  }
+
+  /** Ends the initial list: `hasSynced()` turns true and waiters resolve. */
+  markSynced(): void {
+    this.released = true;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/** A {@link FakeInformer} with a cache, like a real one: the store changes before handlers are called. */
+export class CachingInformer extends FakeInformer {
+  readonly cache = new Map<string, KubeObject>();
+  override readonly store: ReadonlyStore = storeOf(this.cache);
+
+  override add(object: KubeObject): void {
+    this.cache.set(objectKey(object), object);
+    super.add(object);
+  }
+
+  override update(old: KubeObject, object: KubeObject): void {
+    this.cache.set(objectKey(object), object);
+    super.update(old, object);
+  }
+
+  override delete(object: KubeObject): void {
+    this.cache.delete(objectKey(object));
+    super.delete(object);
+  }
+}
+
 function storeOf(objects: Map<string, KubeObject>): ReadonlyStore {
   return {
     get: (key) => objects.get(key),

@@ -273,7 +273,7 @@ describe('Client over HTTP', () => {
   });
 
   test('turns Status error bodies into ApiErrors that the guards recognise', async () => {
-    const client = new Client(WidgetKind, transport);
+    const client = new Client(WidgetKind, transport, { retry: false });
     const id = { namespace: 'ns1', name: 'w1' };
     const cases: [number, string, (err: unknown) => boolean][] = [
       [404, 'NotFound', isNotFound],
@@ -299,7 +299,7 @@ describe('Client over HTTP', () => {
 
   test('reads Retry-After of a 429 into retryAfterSeconds', async () => {
     server.reply((req, res) => sendJson(res, 429, statusBody(429, 'TooManyRequests', 'slow down'), { 'Retry-After': '7' }));
-    await assert.rejects(new Client(WidgetKind, transport).list('ns1'), (err: unknown) => {
+    await assert.rejects(new Client(WidgetKind, transport, { retry: false }).list('ns1'), (err: unknown) => {
       assert.ok(isTooManyRequests(err));
       assert.equal(isApiError(err) && err.retryAfterSeconds, 7);
       return true;

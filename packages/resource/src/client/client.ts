@@ -3,6 +3,8 @@ import { ApiError, CodecError, KubeloopError, isApiError, isGone } from '../erro
 import type { Kind } from '../kind.js';
 import type { Identifier, KubeObject, ListObject } from '../object.js';
 import { StreamWatchResponse } from '../watch/stream-watch-response.js';
+import { RequestRetry } from './request-retry.js';
+import type { RequestRetryOptions } from './request-retry.js';
 import { ResourcePath } from './resource-path.js';
 import { HttpTransport, apiErrorFromResponse } from './transport.js';
 import type { HttpMethod, HttpTransportOptions, QueryParams, Transport, TransportResponse } from './transport.js';
@@ -12,6 +14,16 @@ const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
+
+/** Options of a {@link Client}. */
+export interface ClientOptions {
+  /**
+   * Retries of 429 and (for idempotent requests) 5xx answers, honouring `Retry-After` (see
+   * `RequestRetryOptions`); `false` turns them off. Default: on, 3 retries, 500 ms doubling to 5 s,
+   * jittered (kube-rs' default policy).
+   */
+  retry?: RequestRetryOptions | false | undefined;
+}
 
 /**
  * A typed client for one kind: the Kubernetes REST verbs over a {@link Transport}. Failures reject with typed
@@ -25,9 +37,12 @@ export class Client<T extends KubeObject = KubeObject> {
   readonly #transport: Transport;
   readonly #paths: ResourcePath;
   readonly #namespaced: boolean;
+  readonly #retry: RequestRetry | undefined;
 
-  constructor(kind: Kind<T>, transport: Transport) {
+  /** @throws RangeError for a bad `options.retry`. */
+  constructor(kind: Kind<T>, transport: Transport, options: ClientOptions = {}) {
     this.kind = kind;
+    this.#retry = options.retry === false ? undefined : new RequestRetry(options.retry);
     this.#transport = transport;
     this.#paths = new ResourcePath(kind);
     this.#namespaced = kind.scope === 'Namespaced';
@@ -209,9 +224,15 @@ export class Client<T extends KubeObject = KubeObject> {
     contentType: string | undefined,
     options: RequestOptions,
   ): Promise<TransportResponse> {
-    const res = await this.#transport.request({ method, path, query, body, contentType, signal: options.signal, timeoutMs: options.timeoutMs });
-    if (res.status < 200 || res.status >= 300) throw this.#explainNotServed(apiErrorFromResponse(res.status, res.headers, res.body), method, path);
-    return res;
+    const once = async (): Promise<TransportResponse> => {
+      const res = await this.#transport.request({ method, path, query, body, contentType, signal: options.signal, timeoutMs: options.timeoutMs });
+      if (res.status < 200 || res.status >= 300) throw this.#explainNotServed(apiErrorFromResponse(res.status, res.headers, res.body), method, path);
+      return res;
+    };
+    if (this.#retry === undefined) return once();
+    // POST creates (a retry may create twice) and a JSON patch (may apply twice) are not idempotent.
+    const idempotent = method !== 'POST' && contentType !== JSON_PATCH;
+    return this.#retry.run(idempotent, options.signal, once);
   }
 
   /**
@@ -297,8 +318,8 @@ export class Client<T extends KubeObject = KubeObject> {
  * A client for one kind over a new {@link HttpTransport} for a kubeconfig. Clients of several kinds should
  * share one transport instead: `new Client(kind, transport)`.
  */
-export function createClient<T extends KubeObject>(kind: Kind<T>, kubeConfig: KubeConfig, options?: HttpTransportOptions): Client<T> {
-  return new Client(kind, HttpTransport.fromKubeConfig(kubeConfig, options));
+export function createClient<T extends KubeObject>(kind: Kind<T>, kubeConfig: KubeConfig, options?: HttpTransportOptions & ClientOptions): Client<T> {
+  return new Client(kind, HttpTransport.fromKubeConfig(kubeConfig, options), { retry: options?.retry });
 }
 
 function identifierOfObject(obj: KubeObject): Identifier {
