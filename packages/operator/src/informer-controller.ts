@@ -109,6 +109,8 @@ export interface InformerControllerConfig {
    * the next call for the same object. Default: 0 (no deadline).
    */
   handlerTimeoutMs?: number | undefined;
+  /** The controller's name: the `controller` label of its metrics in `Operator.prometheusCollectors()`. Default: set by the operator (`controller-{n}`). */
+  name?: string | undefined;
 }
 
 /**
@@ -202,6 +204,8 @@ export class InformerController {
   /** See {@link InformerControllerConfig.retryDequeuePolicy}; may be replaced at any time. */
   retryDequeuePolicy: RetryDequeuePolicy;
 
+  /** See {@link InformerControllerConfig.name}. */
+  readonly name: string | undefined;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly handlerTimeoutMs: number;
@@ -225,6 +229,7 @@ export class InformerController {
     this.clock = clock;
     this.logger = config.logger ?? consoleLogger;
     this.handlerTimeoutMs = config.handlerTimeoutMs ?? 0;
+    this.name = config.name;
     if (!(this.handlerTimeoutMs >= 0) || !Number.isFinite(this.handlerTimeoutMs)) {
       throw new InvalidArgumentError(`handlerTimeoutMs must be a finite number >= 0, got ${this.handlerTimeoutMs}`);
     }
