@@ -123,6 +123,8 @@ export type {
   DeleteOptions,
 } from './client/types.js';
 export { Client, createClient } from './client/client.js';
+export type { PartialObjectMetadata } from './client/metadata-client.js';
+export { MetadataClient, PARTIAL_OBJECT_METADATA_ACCEPT, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from './client/metadata-client.js';
 export { HttpTransport, apiErrorFromResponse, formatQuery } from './client/transport.js';
 export type { ApiWarning, WarningHandler } from './client/api-warning.js';
 export { parseWarningHeaders, logWarningsOnce } from './client/api-warning.js';
