@@ -94,6 +94,8 @@ export type { InitialListStrategy, StreamingListState } from './informer-state.j
 export { initialState, refusesStreamingList } from './informer-state.js';
 export type { InitialEventsSink } from './streaming-list.js';
 export { INITIAL_EVENTS_END_ANNOTATION, StreamingListIncompleteError, readInitialEvents } from './streaming-list.js';
+export type { SharedInformerScope, SharedInformerFactoryOptions } from './shared-informer-factory.js';
+export { SharedInformerFactory, SharedInformer } from './shared-informer-factory.js';
 export type { LabelledSource } from './controller-labelled-metrics.js';
 export { ControllerLabelledMetrics } from './controller-labelled-metrics.js';
 export { transition, initialInformerState, retryAfterMs, shortWatchMs, instantClosePauseMs, healthyWatchMs, InvalidTransitionError } from './informer-state.js';
