@@ -1,7 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMapKind } from '@kubeloop/resource';
-import type { KubeObject } from '@kubeloop/resource';
 import { isInvalidArgumentError } from './errors.js';
 import { InformerController } from './informer-controller.js';
 import { noopLogger } from './logger.js';
