@@ -18,6 +18,8 @@ import type { Logger } from './logger.js';
 import { ControllerMetrics, InformerMetrics } from './metrics.js';
 import { ObjectHandlerContext } from './handler-context.js';
 import { offerInformerMetrics } from './informer-metrics-wiring.js';
+import { InformerCacheMetrics } from './informer-cache-metrics.js';
+import { QueueMetrics } from './queue-metrics.js';
 import { resourceKindKey, unmatchedRegistrations } from './registration-key.js';
 import type { ResourceKindKey } from './registration-key.js';
 import type { BoundEventMetrics, PrometheusCollector } from './metrics.js';
@@ -211,6 +213,8 @@ export class InformerController {
   private readonly handlerTimeoutMs: number;
   private readonly lifecycle: ControllerLifecycle;
   private readonly metrics: ControllerMetrics;
+  private readonly queueMetrics: QueueMetrics;
+  private readonly cacheMetrics: InformerCacheMetrics;
   /** Offered to every informer added; its collectors are published once one informer took them. */
   private readonly informerMetrics: InformerMetrics;
   private informerMetricsUsed = false;
@@ -244,9 +248,11 @@ export class InformerController {
     });
     this.metrics = new ControllerMetrics({ namespace: config.metricsNamespace });
     this.informerMetrics = new InformerMetrics({ namespace: config.metricsNamespace });
+    this.queueMetrics = new QueueMetrics({ clock, name: config.name, namespace: config.metricsNamespace });
+    this.cacheMetrics = new InformerCacheMetrics({ clock, namespace: config.metricsNamespace });
     this.queue = new WorkQueue<WorkItem>({
       maxConcurrentWorkers: config.maxConcurrentWorkers,
-      process: this.process,
+      process: this.queueMetrics.wrap(this.process),
       coalesce: coalesceUpdates,
       onError: (err) => this.report(err, { source: 'controller' }),
       clock,
@@ -255,6 +261,7 @@ export class InformerController {
       clock,
       resolutionMs: RETRY_TIMER_RESOLUTION_MS,
       onDue: (key, entry) => {
+        this.queueMetrics.queued(entry);
         this.queue.add(key, entry);
       },
     });
@@ -294,6 +301,7 @@ export class InformerController {
     chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
     if (offerInformerMetrics(informer, this.informerMetrics)) this.informerMetricsUsed = true;
     this.informers.addItem(resourceKind, informer);
+    this.cacheMetrics.track(informer.schema().kind, informer);
     if (this.lifecycle.state === 'running') this.startInformer(informer, resourceKind);
   }
 
@@ -344,7 +352,7 @@ export class InformerController {
    * `informer_*` families once an informer counts into the controller's `InformerMetrics` (see `addInformer`).
    */
   prometheusCollectors(): PrometheusCollector[] {
-    const collectors = this.metrics.collectors();
+    const collectors = [...this.metrics.collectors(), ...this.queueMetrics.collectors(), ...this.cacheMetrics.collectors()];
     return this.informerMetricsUsed ? [...collectors, ...this.informerMetrics.collectors()] : collectors;
   }
 
@@ -402,6 +410,7 @@ export class InformerController {
       return;
     }
     const item: EventItem = { type: 'event', kind, action, old, object, metrics, trace: tracingEnabled() ? context.active() : undefined };
+    this.queueMetrics.queued(item);
     if (this.queue.add(queueKey(kind, object), item) === 'coalesced') metrics.coalesced.inc();
   }
 
