@@ -7,7 +7,7 @@ import { noopLogger } from './logger.js';
 import { SharedInformerFactory } from './shared-informer-factory.js';
 import type { SharedInformerScope } from './shared-informer-factory.js';
 import type { ResourceWatcher } from './resource-watcher.js';
-import { FakeInformer, waitFor, widget } from './testing/fake-informer.js';
+import { FakeInformer, deferred, waitFor, widget } from './testing/fake-informer.js';
 
 /** A factory over FakeInformers, recording each one created with its scope. */
 function fakeFactory(): { factory: SharedInformerFactory; created: { informer: FakeInformer; scope: Required<SharedInformerScope> }[] } {
@@ -80,6 +80,38 @@ describe('SharedInformerFactory', () => {
     await waitFor(() => late.length === 4 && first.length === 4);
     assert.deepEqual(late, ['add:one', 'add:two', 'update:one', 'delete:two']);
     assert.deepEqual(first, ['add:one', 'add:two', 'update:one', 'delete:two']);
+    await ra.stop();
+    await rb.stop();
+  });
+
+  test('a handle joining while events wait in the fan-out replays the cache as of its join, then gets each later event once', async () => {
+    const { factory, created } = fakeFactory();
+    const gate = deferred();
+    const first: string[] = [];
+    const late: string[] = [];
+    const a = factory.informerFor(ConfigMapKind);
+    a.addEventHandler({
+      ...recorder(first),
+      add: async (_ctx, o) => {
+        first.push(`add:${o.metadata.name}`);
+        if (o.metadata.name === 'one') await gate.promise;
+      },
+    });
+    const ra = running(a);
+    await a.waitForSync();
+    const shared = created[0]!.informer;
+    shared.add(widget('one'));
+    const b = factory.informerFor(ConfigMapKind);
+    b.addEventHandler(recorder(late));
+    const rb = running(b);
+    // b's join is queued behind the blocked delivery of 'one'; 'two' comes after the join.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    shared.add(widget('two'));
+    gate.resolve();
+    await b.waitForSync();
+    await waitFor(() => late.length >= 2 && first.length === 2);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    assert.deepEqual(late, ['add:one', 'add:two']);
     await ra.stop();
     await rb.stop();
   });

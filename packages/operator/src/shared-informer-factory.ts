@@ -12,9 +12,10 @@
  * informer: once that one has synced, the handle's handlers get the cache's objects as adds, then
  * every later event, in order, serialized with the other handles (one delivery at a time).
  * Guarantees: a handle's handlers never see an event before their replay of the cache; a stopped
- * handle gets nothing more. Caveat: a handle that joins while an event is being applied may see
- * that object's new state in its replay and then the event itself (an add then an update to the
- * same state), where client-go blocks event delivery while it replays.
+ * handle gets nothing more; the replay is the cache as of the join, and every event after it follows
+ * the replay. Caveat: a relist replaces the whole cache at once and then delivers its differences one
+ * by one; a handle joining in between replays the new cache and then gets those differences too (an
+ * add, or an update to the state it already has), where client-go blocks delivery while it replays.
  */
 import { Client, MetadataClient } from '@kubeloop/resource';
 import type { Kind, KubeObject, Schema, Transport } from '@kubeloop/resource';
@@ -138,9 +139,12 @@ class SharedEntry<T extends KubeObject = KubeObject> {
     const running = this.running;
     await Promise.race([this.informer.waitForSync(signal).catch(() => undefined), running]);
     if (signal.aborted) return { running };
+    // The cache as of now: the informer updates its cache and hands the event to the fan-out in one
+    // turn, so every event before this point is in the snapshot and every later one is delivered after it.
+    const snapshot = Array.from(this.informer.store.values());
     await this.enqueue(async () => {
       const ctx = handle.context(signal);
-      for (const object of Array.from(this.informer.store.values())) await handle.deliver((h) => h.add(ctx, object));
+      for (const object of snapshot) await handle.deliver((h) => h.add(ctx, object));
       this.joined.add(handle);
     });
     handle.markSynced();
