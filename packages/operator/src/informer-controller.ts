@@ -143,6 +143,8 @@ interface EventItem {
   metrics: BoundEventMetrics;
   /** The context the informer delivered the event in (its informer-event-* span), while tracing. */
   trace: Context | undefined;
+  /** When it was queued (see `QueueMetrics`). */
+  queuedAt?: number | undefined;
 }
 
 /** What a retry needs, as data: which handler, which object, which attempt; never a closure. */
@@ -156,6 +158,8 @@ interface RetryBase {
   /** The error that caused the retry (undefined for a `requeueAfter` without error). */
   error: unknown;
   metrics: BoundEventMetrics;
+  /** When it was queued, once due (see `QueueMetrics`). */
+  queuedAt?: number | undefined;
 }
 
 interface WatcherRetry extends RetryBase {

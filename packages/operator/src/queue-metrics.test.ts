@@ -20,9 +20,9 @@ describe('QueueMetrics', () => {
     const clock = new VirtualClock();
     const metrics = new QueueMetrics({ clock, name: 'widgets' });
     const release = deferred();
-    const process = metrics.wrap<string, { n: number }>((_key, item) => (item.n === 1 ? release.promise : undefined));
-    const first = { n: 1 };
-    const second = { n: 2 };
+    const process = metrics.wrap<string, { n: number; queuedAt?: number }>((_key, item) => (item.n === 1 ? release.promise : undefined));
+    const first: { n: number; queuedAt?: number } = { n: 1 };
+    const second: { n: number; queuedAt?: number } = { n: 2 };
     metrics.queued(first);
     metrics.queued(second);
     await clock.advance(2000);
@@ -46,7 +46,7 @@ describe('QueueMetrics', () => {
   test('a process that throws is not left running', async () => {
     const clock = new VirtualClock();
     const metrics = new QueueMetrics({ clock });
-    const process = metrics.wrap<string, object>(() => {
+    const process = metrics.wrap<string, { queuedAt?: number }>(() => {
       throw new Error('boom');
     });
     assert.throws(() => process('k', {}), /boom/);
