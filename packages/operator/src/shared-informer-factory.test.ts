@@ -6,6 +6,7 @@ import { InformerController } from './informer-controller.js';
 import { noopLogger } from './logger.js';
 import { SharedInformerFactory } from './shared-informer-factory.js';
 import type { SharedInformerScope } from './shared-informer-factory.js';
+import type { InformerErrorHandler } from './kubernetes-based-informer.js';
 import type { ResourceWatcher } from './resource-watcher.js';
 import { FakeInformer, deferred, waitFor, widget } from './testing/fake-informer.js';
 
@@ -142,6 +143,32 @@ describe('SharedInformerFactory', () => {
     assert.equal(created.length, 2);
     assert.equal(created[1]!.informer.runs, 1);
     await again.stop();
+  });
+
+  test('the shared informer’s errors reach the errorHandler of every running handle, from the start of its run', async () => {
+    const informers: (FakeInformer & { errorHandler: InformerErrorHandler })[] = [];
+    const factory = new SharedInformerFactory({
+      newInformer: () => {
+        const informer = Object.assign(new FakeInformer(), { errorHandler: (() => undefined) });
+        informers.push(informer);
+        return informer;
+      },
+    });
+    const seen: string[] = [];
+    const a = factory.informerFor(ConfigMapKind);
+    const b = factory.informerFor(ConfigMapKind);
+    a.errorHandler = (err) => seen.push(`a:${String(err)}`);
+    b.errorHandler = (err) => seen.push(`b:${String(err)}`);
+    const ra = running(a);
+    const rb = running(b);
+    await a.waitForSync();
+    await b.waitForSync();
+    informers[0]!.errorHandler(new Error('watch failed'), { phase: 'watch', kind: 'ConfigMap' });
+    assert.deepEqual(seen, ['a:Error: watch failed', 'b:Error: watch failed']);
+    await ra.stop();
+    informers[0]!.errorHandler(new Error('again'), { phase: 'list', kind: 'ConfigMap' });
+    assert.deepEqual(seen.slice(2), ['b:Error: again']);
+    await rb.stop();
   });
 
   test('a handle runs once at a time, and a factory needs a transport or newInformer', async () => {
