@@ -105,9 +105,9 @@ export class SharedInformerFactory {
 /** One underlying informer, its running users, and the serialized fan-out of its events. */
 class SharedEntry<T extends KubeObject = KubeObject> {
   /** Handles running now (they get errors from the start). */
-  private readonly members = new Set<SharedInformer<T>>();
+  private readonly members = new Set<Member<T>>();
   /** Handles that had their replay (they get events). */
-  private readonly joined = new Set<SharedInformer<T>>();
+  private readonly joined = new Set<Member<T>>();
   private abort: AbortController | undefined;
   private running: Promise<void> | undefined;
   /** Every delivery and join runs after the previous one. */
@@ -130,7 +130,7 @@ class SharedEntry<T extends KubeObject = KubeObject> {
   }
 
   /** Starts the informer with the first user; resolves when `handle` has been given the cache and joined the fan-out. */
-  async join(handle: SharedInformer<T>, signal: AbortSignal): Promise<{ running: Promise<void> }> {
+  async join(handle: Member<T>, signal: AbortSignal): Promise<{ running: Promise<void> }> {
     this.members.add(handle);
     if (this.running === undefined) {
       this.abort = new AbortController();
@@ -143,7 +143,8 @@ class SharedEntry<T extends KubeObject = KubeObject> {
     // turn, so every event before this point is in the snapshot and every later one is delivered after it.
     const snapshot = Array.from(this.informer.store.values());
     await this.enqueue(async () => {
-      const ctx = handle.context(signal);
+      const ctx: HandlerContext = { signal, logger: consoleLogger };
+      handle.ctx = ctx;
       for (const object of snapshot) await handle.deliver((h) => h.add(ctx, object));
       this.joined.add(handle);
     });
@@ -152,7 +153,7 @@ class SharedEntry<T extends KubeObject = KubeObject> {
   }
 
   /** Removes `handle`; the last user stops the informer (and waits for it). */
-  async leave(handle: SharedInformer<T>): Promise<void> {
+  async leave(handle: Member<T>): Promise<void> {
     this.joined.delete(handle);
     this.members.delete(handle);
     if (this.members.size > 0) return;
@@ -165,7 +166,7 @@ class SharedEntry<T extends KubeObject = KubeObject> {
 
   private serial(call: (handler: ResourceWatcher<T>, ctx: HandlerContext) => Promise<void>): Promise<void> {
     return this.enqueue(async () => {
-      for (const handle of this.joined) await handle.deliver((h) => call(h, handle.currentContext()));
+      for (const handle of this.joined) await handle.deliver((h) => call(h, handle.ctx));
     });
   }
 
@@ -183,10 +184,7 @@ class SharedEntry<T extends KubeObject = KubeObject> {
 export class SharedInformer<T extends KubeObject = KubeObject> implements Informer<T> {
   /** Receives the shared informer's list and watch errors while this handle runs (an `InformerController` chains its own). Default: none. */
   errorHandler: InformerErrorHandler = () => undefined;
-  private readonly handlers: ResourceWatcher<T>[] = [];
-  private synced = false;
-  private syncWaiters: (() => void)[] = [];
-  private ctx: HandlerContext | undefined;
+  private readonly member: Member<T>;
   private active = false;
   /** The shared informer of this handle's key: the one it runs in, or last ran in. */
   private current: SharedEntry<T>;
@@ -196,11 +194,12 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements Inform
     private readonly entry: () => SharedEntry<T>,
   ) {
     this.current = entry();
+    this.member = new Member<T>(kind, (error, context) => this.errorHandler(error, context));
   }
 
   addEventHandler(handler: ResourceWatcher<T>): void {
     if (!handler) throw new InvalidArgumentError('handler cannot be nil');
-    this.handlers.push(handler);
+    this.member.handlers.push(handler);
   }
 
   /** Joins the shared informer (starting it if first), then runs until `signal` aborts; the last handle to stop stops it. */
@@ -211,7 +210,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements Inform
     const entry = this.entry();
     this.current = entry;
     try {
-      const { running } = await entry.join(this, signal);
+      const { running } = await entry.join(this.member, signal);
       const stopped = new Promise<void>((resolve) => {
         if (signal.aborted) resolve();
         else signal.addEventListener('abort', () => resolve(), { once: true });
@@ -219,26 +218,16 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements Inform
       await Promise.race([stopped, running]);
     } finally {
       this.active = false;
-      this.ctx = undefined;
-      await entry.leave(this);
+      await entry.leave(this.member);
     }
   }
 
   hasSynced(): boolean {
-    return this.synced;
+    return this.member.synced;
   }
 
   waitForSync(signal?: AbortSignal): Promise<void> {
-    if (this.synced) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => reject(signal?.reason as Error);
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.syncWaiters.push(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      });
-    });
+    return this.member.waitForSync(signal);
   }
 
   lastSyncResourceVersion(): string {
@@ -258,21 +247,22 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements Inform
   useMetrics(metrics: Pick<InformerMetrics, 'forKind'>): boolean {
     return offerInformerMetrics(this.current.informer, metrics);
   }
+}
 
-  // --- called by SharedEntry ---
+/** What a shared informer needs of one handle: its handlers, context, sync state and error sink (kept off the public API). */
+class Member<T extends KubeObject> {
+  readonly handlers: ResourceWatcher<T>[] = [];
+  synced = false;
+  /** The context of the handle's current run (its signal). */
+  ctx: HandlerContext = { signal: AbortSignal.abort(), logger: consoleLogger };
+  private syncWaiters: (() => void)[] = [];
 
-  /** @internal */
-  context(signal: AbortSignal): HandlerContext {
-    this.ctx = { signal, logger: consoleLogger };
-    return this.ctx;
-  }
+  constructor(
+    private readonly kind: Schema,
+    private readonly errors: InformerErrorHandler,
+  ) {}
 
-  /** @internal */
-  currentContext(): HandlerContext {
-    return this.ctx ?? { signal: AbortSignal.abort(), logger: consoleLogger };
-  }
-
-  /** @internal Calls every handler; a failing handler is reported and does not stop the others. */
+  /** Calls every handler; a failing handler is reported and does not stop the others. */
   async deliver(call: (handler: ResourceWatcher<T>) => Promise<void>): Promise<void> {
     for (const handler of this.handlers) {
       try {
@@ -283,7 +273,19 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements Inform
     }
   }
 
-  /** @internal */
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => reject(signal?.reason as Error);
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.syncWaiters.push(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  }
+
   markSynced(): void {
     this.synced = true;
     const waiters = this.syncWaiters;
@@ -291,13 +293,11 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements Inform
     for (const w of waiters) w();
   }
 
-  /** @internal */
   reportError(error: unknown, context: InformerErrorContext): void {
     try {
-      this.errorHandler(error, context);
+      this.errors(error, context);
     } catch {
       // A throwing error handler must not stop the shared informer.
     }
   }
 }
-
