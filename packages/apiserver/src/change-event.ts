@@ -4,6 +4,8 @@
  * per-watcher work on the hot path is one `res.write`).
  */
 import type { KubeObject } from '@kubeloop/resource';
+import { partialObjectMetadataJson } from './partial-object-metadata.js';
+import type { PartialMetadataVersion } from './partial-object-metadata.js';
 import { singleObjectTableJson } from './table/table-encoding.js';
 import type { TableFormat } from './table/table-encoding.js';
 
@@ -67,21 +69,33 @@ export class ChangeEvent {
     this.#lines ??= new Map();
     let line = this.#lines.get(cacheKey);
     if (line === undefined) {
-      let object: KubeObject;
-      let json: () => string;
-      if (type === 'DELETED' && this.type !== 'DELETED' && this.previous) {
-        const prev = this.previous.object;
-        const leaving: KubeObject = { ...prev, apiVersion, metadata: { ...prev.metadata, resourceVersion: String(this.rv) } };
-        object = leaving;
-        json = () => JSON.stringify(leaving);
-      } else {
-        object = this.current.object;
-        json = () => jsonAtApiVersion(this.current, apiVersion);
-      }
+      const { object, json } = this.#objectFor(type, apiVersion);
       const body = table ? singleObjectTableJson(table, object, json, headers, Date.now()) : json();
       line = Buffer.from(eventLine(type, body), 'utf8');
       this.#lines.set(cacheKey, line);
     }
     return line;
+  }
+
+  /** The event line with a `PartialObjectMetadata` of `metadataApiVersion` as its object (a metadata-only watch). */
+  metadataLineAs(type: ChangeType, metadataApiVersion: PartialMetadataVersion): Buffer {
+    const cacheKey = `${type} ${metadataApiVersion} metadata`;
+    this.#lines ??= new Map();
+    let line = this.#lines.get(cacheKey);
+    if (line === undefined) {
+      line = Buffer.from(eventLine(type, partialObjectMetadataJson(metadataApiVersion, this.#objectFor(type, metadataApiVersion).object)), 'utf8');
+      this.#lines.set(cacheKey, line);
+    }
+    return line;
+  }
+
+  /** The object an event of `type` carries: the current state, or the previous one leaving a filtered watch (at the change's resourceVersion). */
+  #objectFor(type: ChangeType, apiVersion: string): { object: KubeObject; json: () => string } {
+    if (type === 'DELETED' && this.type !== 'DELETED' && this.previous) {
+      const prev = this.previous.object;
+      const leaving: KubeObject = { ...prev, apiVersion, metadata: { ...prev.metadata, resourceVersion: String(this.rv) } };
+      return { object: leaving, json: () => JSON.stringify(leaving) };
+    }
+    return { object: this.current.object, json: () => jsonAtApiVersion(this.current, apiVersion) };
   }
 }

@@ -26,6 +26,7 @@ import type { FieldValidation, ResourceType } from './resource-type.js';
 import { StatusError, badRequest, forbiddenRequest, internalError, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status-error.js';
 import { singleObjectTableJson, tableFormat, tableJson, tableRowJson } from './table/table-encoding.js';
 import { tableRequestOf } from './table/table-request.js';
+import { partialMetadataRequestOf, partialObjectMetadataJson, partialObjectMetadataListJson } from './partial-object-metadata.js';
 import type { TableRequest } from './table/table-request.js';
 import type { WatchHub } from './watch-hub.js';
 import { serveWatch } from './watch-request.js';
@@ -179,7 +180,9 @@ export class RequestHandler {
     switch (verb) {
       case 'get': {
         if (route.legacyWatch) throw methodNotAllowed();
+        const metadata = partialMetadataRequestOf(req.headers.accept, 'get');
         const stored = service.get(type, namespace, name as string);
+        if (metadata) return sendJson(res, 200, partialObjectMetadataJson(metadata, stored.object));
         const table = tableRequestOf(req.headers.accept, params);
         if (!table) return sendJson(res, 200, this.#objectJson(type, version, stored));
         const format = tableFormat(table, type.tablePrinter(version));
@@ -187,14 +190,20 @@ export class RequestHandler {
       }
       case 'list': {
         const opts = parseListOptions(type, params);
+        const metadata = partialMetadataRequestOf(req.headers.accept, 'list');
+        if (metadata) {
+          const page = service.listPage(type, namespace, opts);
+          return sendJson(res, 200, partialObjectMetadataListJson(metadata, page.metadata, page.items.map((stored) => stored.object)));
+        }
         const table = tableRequestOf(req.headers.accept, params);
         if (!table) return sendJson(res, 200, service.list(type, version, namespace, opts));
         return sendJson(res, 200, this.#listTable(type, version, service.listPage(type, namespace, opts), table));
       }
       case 'watch': {
-        const table = tableRequestOf(req.headers.accept, params);
+        const metadata = partialMetadataRequestOf(req.headers.accept, 'watch');
+        const table = metadata ? undefined : tableRequestOf(req.headers.accept, params);
         const opts = parseListOptions(type, params);
-        serveWatch(this.#deps.store, this.#deps.hub, type, version, namespace, { ...opts, watch: true }, table, res);
+        serveWatch(this.#deps.store, this.#deps.hub, type, version, namespace, { ...opts, watch: true }, table, res, metadata);
         return;
       }
       case 'create': {

@@ -159,6 +159,11 @@ export function methodNotAllowed(): StatusError {
   return new StatusError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
 }
 
+/** 406 NotAcceptable: the Accept header asks for a form this read cannot have. */
+export function notAcceptable(message: string): StatusError {
+  return new StatusError(status(406, 'NotAcceptable', message));
+}
+
 /** 410 Expired, as in a watch `ERROR` event or a list with a too-old continue token. */
 export function expired(message: string): StatusError {
   return new StatusError(status(410, 'Expired', message));

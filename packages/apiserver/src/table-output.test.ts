@@ -144,7 +144,8 @@ describe('Table output', () => {
         ['application/json, application/json;as=Table;v=v1;g=meta.k8s.io', 'ConfigMapList'],
         ['application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, application/json', 'ConfigMapList'],
         ['application/json;as=Table;v=v2;g=meta.k8s.io, application/json;as=Table;v=v1;g=meta.k8s.io', 'Table'],
-        ['application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', 'ConfigMapList'],
+        ['application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', 'PartialObjectMetadataList'],
+        ['application/json;as=PartialObjectMetadataList;v=v2;g=meta.k8s.io', 'ConfigMapList'],
       ];
       for (const [accept, kind] of cases) {
         const res = await req('GET', cms, undefined, accept === undefined ? undefined : { headers: { accept } });

@@ -11,6 +11,7 @@ import type { ServerResponse } from 'node:http';
 import type { ListOptions } from './list-options.js';
 import { setLongTimeout } from './long-timeout.js';
 import type { ObjectStore } from './object-store.js';
+import type { PartialMetadataVersion } from './partial-object-metadata.js';
 import { apiVersionOf, storeKeyOf } from './resource-type.js';
 import type { ResourceType } from './resource-type.js';
 import { tooOldResourceVersion } from './status-error.js';
@@ -38,6 +39,7 @@ export function serveWatch(
   opts: ListOptions,
   table: TableRequest | undefined,
   res: ServerResponse,
+  metadata?: PartialMetadataVersion,
 ): WatchStream {
   const storeKey = storeKeyOf(type);
   const current = store.resourceVersion;
@@ -59,6 +61,7 @@ export function serveWatch(
     sinceRv: initialEvents || fromNow ? current : (requested ?? current),
     bookmarks: opts.allowWatchBookmarks,
     table: table ? tableFormat(table, type.tablePrinter(version)) : undefined,
+    metadata,
     ...(hub.maxBufferedBytes !== undefined && { maxBufferedBytes: hub.maxBufferedBytes }),
   });
 

@@ -19,6 +19,8 @@ import type { ServerResponse } from 'node:http';
 import type { FieldSelector, KubeObject, LabelSelector } from '@kubeloop/resource';
 import { eventLine, jsonAtApiVersion } from './change-event.js';
 import type { ChangeEvent, ChangeType, StoredObject } from './change-event.js';
+import { partialObjectMetadataJson } from './partial-object-metadata.js';
+import type { PartialMetadataVersion } from './partial-object-metadata.js';
 import { singleObjectTableJson } from './table/table-encoding.js';
 import type { TableFormat } from './table/table-encoding.js';
 import { flushAtEndOfTurn, joinLines } from './watch-flush-queue.js';
@@ -51,6 +53,8 @@ export interface WatchStreamOptions {
    * stream carries the column definitions. Undefined: plain objects.
    */
   readonly table: TableFormat | undefined;
+  /** Events carry `PartialObjectMetadata` of this apiVersion rather than objects (a metadata-only watch). Default: plain objects. */
+  readonly metadata?: PartialMetadataVersion | undefined;
   /** A client with more queued and unsent bytes than this is ended as too slow. Default {@link defaultMaxWatchBufferBytes}. */
   readonly maxBufferedBytes?: number;
 }
@@ -124,8 +128,10 @@ export class WatchStream {
   offer(event: ChangeEvent): void {
     if (this.#closed || event.rv <= this.options.sinceRv) return;
     const apiVersion = this.options.apiVersion;
+    const metadata = this.options.metadata;
     if (!this.#filtered) {
-      if (this.options.table) this.#write(event.lineAs(event.type, apiVersion, this.options.table, this.#takeTableHeaders()));
+      if (metadata) this.#write(event.metadataLineAs(event.type, metadata));
+      else if (this.options.table) this.#write(event.lineAs(event.type, apiVersion, this.options.table, this.#takeTableHeaders()));
       else this.#write(apiVersion === event.current.object.apiVersion ? event.line() : event.lineAs(event.type, apiVersion));
       return;
     }
@@ -139,7 +145,8 @@ export class WatchStream {
     else if (before) type = 'DELETED';
     else return;
     const table = this.options.table;
-    this.#write(table ? event.lineAs(type, apiVersion, table, this.#takeTableHeaders()) : event.lineAs(type, apiVersion));
+    if (metadata) this.#write(event.metadataLineAs(type, metadata));
+    else this.#write(table ? event.lineAs(type, apiVersion, table, this.#takeTableHeaders()) : event.lineAs(type, apiVersion));
   }
 
   /** True for the stream's first Table event (the one that carries the column definitions). */
@@ -149,8 +156,9 @@ export class WatchStream {
     return headers;
   }
 
-  /** The event object's JSON: the object itself, or as a one-row Table. */
+  /** The event object's JSON: the object itself, its PartialObjectMetadata, or a one-row Table. */
   #objectJson(object: KubeObject, json: () => string): string {
+    if (this.options.metadata) return partialObjectMetadataJson(this.options.metadata, object);
     const table = this.options.table;
     return table ? singleObjectTableJson(table, object, json, this.#takeTableHeaders(), Date.now()) : json();
   }

@@ -108,6 +108,18 @@ export type {
   WatchStats,
   TransitionDeps,
 } from './informer-state.js';
+export type { InitialListStrategy, StreamingListState } from './informer-state.js';
+export { initialState, refusesStreamingList } from './informer-state.js';
+export type { InitialEventsSink } from './streaming-list.js';
+export { INITIAL_EVENTS_END_ANNOTATION, StreamingListIncompleteError, readInitialEvents } from './streaming-list.js';
+export type { SharedInformerScope, SharedInformerFactoryOptions } from './shared-informer-factory.js';
+export { SharedInformerFactory, SharedInformer } from './shared-informer-factory.js';
+export type { QueueMetricsOptions, ProcessFn } from './queue-metrics.js';
+export { QueueMetrics } from './queue-metrics.js';
+export type { InformerCacheMetricsOptions } from './informer-cache-metrics.js';
+export { InformerCacheMetrics } from './informer-cache-metrics.js';
+export type { LabelledSource } from './controller-labelled-metrics.js';
+export { ControllerLabelledMetrics } from './controller-labelled-metrics.js';
 export { transition, initialInformerState, retryAfterMs, shortWatchMs, instantClosePauseMs, healthyWatchMs, InvalidTransitionError } from './informer-state.js';
 export type { StoreDelta } from './informer-store.js';
 export { InformerStore, ObjectIndex } from './informer-store.js';

@@ -18,6 +18,8 @@ import type { Logger } from './logger.js';
 import { ControllerMetrics, InformerMetrics } from './metrics.js';
 import { ObjectHandlerContext } from './handler-context.js';
 import { offerInformerMetrics } from './informer-metrics-wiring.js';
+import { InformerCacheMetrics } from './informer-cache-metrics.js';
+import { QueueMetrics } from './queue-metrics.js';
 import { resourceKindKey, unmatchedRegistrations } from './registration-key.js';
 import type { ResourceKindKey } from './registration-key.js';
 import type { BoundEventMetrics, PrometheusCollector } from './metrics.js';
@@ -119,6 +121,8 @@ export interface InformerControllerConfig {
    * `CacheSyncTimeoutError`. `Infinity`: wait forever. Default: 120000 (controller-runtime's 2 minutes).
    */
   cacheSyncTimeoutMs?: number | undefined;
+  /** The controller's name: the `controller` label of its metrics in `Operator.prometheusCollectors()`. Default: set by the operator (`controller-{n}`). */
+  name?: string | undefined;
 }
 
 /** Options of {@link InformerController.addInformer}. */
@@ -161,6 +165,8 @@ interface EventItem {
   trace: Context | undefined;
   /** A CREATE from the informer's initial list (see `HandlerContext.isInInitialList`). */
   initialList: boolean;
+  /** When it was queued (see `QueueMetrics`). */
+  queuedAt?: number | undefined;
 }
 
 /** What a retry needs, as data: which handler, which object, which attempt; never a closure. */
@@ -176,6 +182,8 @@ interface RetryBase {
   metrics: BoundEventMetrics;
   /** The queue priority of the call that failed: the retry keeps it. */
   priority?: number | undefined;
+  /** When it was queued, once due (see `QueueMetrics`). */
+  queuedAt?: number | undefined;
 }
 
 interface WatcherRetry extends RetryBase {
@@ -226,11 +234,15 @@ export class InformerController {
   /** See {@link InformerControllerConfig.retryDequeuePolicy}; may be replaced at any time. */
   retryDequeuePolicy: RetryDequeuePolicy;
 
+  /** See {@link InformerControllerConfig.name}. */
+  readonly name: string | undefined;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly handlerTimeoutMs: number;
   private readonly lifecycle: ControllerLifecycle;
   private readonly metrics: ControllerMetrics;
+  private readonly queueMetrics: QueueMetrics;
+  private readonly cacheMetrics: InformerCacheMetrics;
   /** Offered to every informer added; its collectors are published once one informer took them. */
   private readonly informerMetrics: InformerMetrics;
   private informerMetricsUsed = false;
@@ -251,6 +263,7 @@ export class InformerController {
     this.clock = clock;
     this.logger = config.logger ?? consoleLogger;
     this.handlerTimeoutMs = config.handlerTimeoutMs ?? 0;
+    this.name = config.name;
     if (!(this.handlerTimeoutMs >= 0) || !Number.isFinite(this.handlerTimeoutMs)) {
       throw new InvalidArgumentError(`handlerTimeoutMs must be a finite number >= 0, got ${this.handlerTimeoutMs}`);
     }
@@ -267,9 +280,11 @@ export class InformerController {
     this.metrics = new ControllerMetrics({ namespace: config.metricsNamespace });
     this.informerMetrics = new InformerMetrics({ namespace: config.metricsNamespace });
     this.metricsNamespace = config.metricsNamespace;
+    this.queueMetrics = new QueueMetrics({ clock, name: config.name, namespace: config.metricsNamespace });
+    this.cacheMetrics = new InformerCacheMetrics({ clock, namespace: config.metricsNamespace });
     this.queue = new WorkQueue<WorkItem>({
       maxConcurrentWorkers: config.maxConcurrentWorkers,
-      process: this.process,
+      process: this.queueMetrics.wrap(this.process),
       coalesce: coalesceUpdates,
       onError: (err) => this.report(err, { source: 'controller' }),
       clock,
@@ -278,6 +293,7 @@ export class InformerController {
       clock,
       resolutionMs: RETRY_TIMER_RESOLUTION_MS,
       onDue: (key, entry) => {
+        this.queueMetrics.queued(entry);
         this.queue.add(key, entry, entry.priority);
       },
     });
@@ -318,6 +334,7 @@ export class InformerController {
     chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
     if (offerInformerMetrics(informer, this.informerMetrics)) this.informerMetricsUsed = true;
     this.informers.addItem(resourceKind, informer);
+    this.cacheMetrics.track(informer.schema().kind, informer);
     if (this.lifecycle.state === 'running') this.startInformer(informer, resourceKind);
   }
 
@@ -368,7 +385,7 @@ export class InformerController {
    * `informer_*` families once an informer counts into the controller's `InformerMetrics` (see `addInformer`).
    */
   prometheusCollectors(): PrometheusCollector[] {
-    const collectors = [...this.metrics.collectors(), ...this.predicateCollectors()];
+    const collectors = [...this.metrics.collectors(), ...this.predicateCollectors(), ...this.queueMetrics.collectors(), ...this.cacheMetrics.collectors()];
     return this.informerMetricsUsed ? [...collectors, ...this.informerMetrics.collectors()] : collectors;
   }
 
@@ -458,6 +475,7 @@ export class InformerController {
       return;
     }
     const item: EventItem = { type: 'event', kind, action, old, object, metrics, trace: tracingEnabled() ? context.active() : undefined, initialList };
+    this.queueMetrics.queued(item);
     if (this.queue.add(queueKey(kind, object), item, priority) === 'coalesced') metrics.coalesced.inc();
   }
 

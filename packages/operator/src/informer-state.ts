@@ -13,6 +13,18 @@
  *   any state ── aborted ──> Stopped
  * ```
  *
+ * With the streaming initial list (`initialListStrategy` 'watchList' or 'auto'), every arrow into
+ * Listing from the top (the initial list, a 410) enters StreamingList instead: one watch with
+ * `sendInitialEvents=true` fills the buffer until the `k8s.io/initial-events-end` bookmark, then
+ * Listed as after a paginated list. 'auto' falls back to a paginated list when the server refuses
+ * the streaming request (see {@link refusesStreamingList}).
+ *
+ * ```
+ *   StreamingList ── initial-events-end ──> Listed
+ *        │  └─ refused, 'auto' ──> Listing (paginated, at once)
+ *        └── other error ──> BackingOff ── elapsed ──> StreamingList
+ * ```
+ *
  * The driver ({@link KubernetesBasedInformer}) performs the I/O that belongs to a state (list a
  * page, commit the list, watch, sleep) and feeds the outcome back as an {@link InformerInput}.
  * Watch events are applied by the driver while in `Watching` and are not transitions: the state
@@ -33,6 +45,23 @@ export interface ListingState {
   readonly phase: 'Listing';
   readonly reason: RelistReason;
   readonly continueToken: string | undefined;
+}
+
+/**
+ * How an informer builds its initial state, and its state after a 410:
+ * - `list`: a paginated LIST (kube-rs' default);
+ * - `watchList`: one watch with `sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan` and
+ *   bookmarks, read until the `k8s.io/initial-events-end` bookmark (client-go's WatchList, kube-rs'
+ *   `InitialListStrategy::StreamingList`); failures back off and stream again;
+ * - `auto`: as `watchList`, but a server that refuses the streaming request gets a paginated LIST.
+ */
+export type InitialListStrategy = 'list' | 'watchList' | 'auto';
+
+/** Stream the initial state from one watch into a fresh buffer. `fallback`: a refusal lists instead (`auto`). */
+export interface StreamingListState {
+  readonly phase: 'StreamingList';
+  readonly reason: RelistReason;
+  readonly fallback: boolean;
 }
 
 /** Every page is in the buffer: diff it against the store, swap the store, deliver the events. */
@@ -68,7 +97,7 @@ export interface BackingOffState {
   readonly reason: BackoffReason;
   readonly delayMs: number;
   readonly cause: unknown;
-  readonly next: ListingState | WatchingState;
+  readonly next: ListingState | StreamingListState | WatchingState;
 }
 
 /** The signal aborted: the run is over. */
@@ -77,7 +106,7 @@ export interface StoppedState {
 }
 
 /** Every state of an informer run. */
-export type InformerState = ListingState | ListedState | WatchingState | BackingOffState | StoppedState;
+export type InformerState = ListingState | StreamingListState | ListedState | WatchingState | BackingOffState | StoppedState;
 
 /** Statistics of one watch connection, used to tell a healthy watch from one that dies at once. */
 export interface WatchStats {
@@ -93,6 +122,8 @@ export interface WatchStats {
 export type InformerInput =
   | { readonly type: 'listPage'; readonly resourceVersion: string; readonly continueToken: string | undefined }
   | { readonly type: 'listFailed'; readonly error: unknown }
+  | { readonly type: 'streamEnded'; readonly resourceVersion: string }
+  | { readonly type: 'streamFailed'; readonly error: unknown }
   | { readonly type: 'committed' }
   | ({ readonly type: 'watchClosed' } & WatchStats)
   | ({ readonly type: 'watchFailed'; readonly error: unknown } & WatchStats)
@@ -103,6 +134,8 @@ export type InformerInput =
 /** What the transition function may consult besides the state and the input. */
 export interface TransitionDeps {
   readonly backoff: Backoff;
+  /** How lists start (the first one and those after a 410). Default: 'list'. */
+  readonly initialListStrategy?: InitialListStrategy | undefined;
 }
 
 /** A watch that ends cleanly with no event within this time closed "at once" (see {@link instantClosePauseMs}). */
@@ -126,6 +159,28 @@ export const healthyWatchMs = 10_000;
 /** The state a run starts in. */
 export const initialInformerState: ListingState = { phase: 'Listing', reason: 'initial', continueToken: undefined };
 
+/** The state a run starts in, for a strategy: the initial list, paginated or streamed. */
+export function initialState(deps: TransitionDeps): ListingState | StreamingListState {
+  return startList('initial', deps);
+}
+
+/** A fresh list for `reason`: paginated, or streamed when the strategy says so. */
+function startList(reason: RelistReason, deps: TransitionDeps): ListingState | StreamingListState {
+  const strategy = deps.initialListStrategy ?? 'list';
+  if (strategy === 'list') return { phase: 'Listing', reason, continueToken: undefined };
+  return { phase: 'StreamingList', reason, fallback: strategy === 'auto' };
+}
+
+/**
+ * Whether the server refused a streaming list because it does not serve it: 400 (an unknown
+ * parameter), 405, 406, 415, 422 (kube-apiserver without the WatchList feature: "sendInitialEvents
+ * is forbidden...") or 501. Not 403/404 (a LIST would fail alike), 410, 429 or 5xx (transient).
+ */
+export function refusesStreamingList(error: unknown): boolean {
+  if (!isApiError(error)) return false;
+  return [400, 405, 406, 415, 422, 501].includes(error.status);
+}
+
 /** The input does not belong to the state: a bug in the driver. */
 export class InvalidTransitionError extends Error {
   constructor(state: InformerState, input: InformerInput) {
@@ -139,12 +194,15 @@ export class InvalidTransitionError extends Error {
  * 1. `aborted` -> Stopped, from anywhere.
  * 2. Listing: a page with a continue token -> Listing(next page); the last page -> Listed(list RV);
  *    410 (expired continue token) -> back off, then a fresh list; any other error -> back off, then retry the page.
+ * 2b. StreamingList: the end bookmark -> Listed(its RV); an error the server answered because it does not
+ *    serve streaming lists ({@link refusesStreamingList}), under 'auto' -> Listing (paginated) at once;
+ *    any other error (a cut stream, one that ended before the bookmark, 5xx, 429) -> back off, then stream again.
  * 3. Listed: committed -> Watching(list RV).
  * 4. Watching: first, a watch that worked (an event or a bookmark, or open for {@link healthyWatchMs})
  *    resets the error backoff. Then: a clean end (the server's `timeoutSeconds`, a graceful drop) is
  *    no error: resume from the last RV at once; the second and later clean ends in a row that came at
  *    once (no event, under {@link shortWatchMs}) pause {@link instantClosePauseMs} first. Inactive ->
- *    resume at once. 410 -> relist at once (back off first if the watch started right after a list
+ *    resume at once. 410 -> relist (paginated or streamed, per the strategy) at once (back off first if the watch started right after a list
  *    and saw no event, so a server that keeps answering 410 is not hammered). Any other error ->
  *    back off, then resume from the last RV.
  * 5. BackingOff: elapsed -> the state it was waiting to enter.
@@ -163,6 +221,13 @@ export function transition(state: InformerState, input: InformerInput, deps: Tra
         return backingOff(input.error, next, deps);
       }
       break;
+    case 'StreamingList':
+      if (input.type === 'streamEnded') return { phase: 'Listed', reason: state.reason, resourceVersion: input.resourceVersion };
+      if (input.type === 'streamFailed') {
+        if (state.fallback && refusesStreamingList(input.error)) return { phase: 'Listing', reason: state.reason, continueToken: undefined };
+        return backingOff(input.error, state, deps);
+      }
+      break;
     case 'Listed':
       if (input.type === 'committed') return { phase: 'Watching', resourceVersion: state.resourceVersion, afterList: true, instantCloses: 0 };
       break;
@@ -179,7 +244,7 @@ export function transition(state: InformerState, input: InformerInput, deps: Tra
         return instantCloses === 1 ? next : { phase: 'BackingOff', reason: 'instantClose', delayMs: instantClosePauseMs, cause: undefined, next };
       }
       if (isGone(input.error)) {
-        const relist: ListingState = { phase: 'Listing', reason: 'expired', continueToken: undefined };
+        const relist = startList('expired', deps);
         return state.afterList && input.events === 0 ? backingOff(input.error, relist, deps) : relist;
       }
       return backingOff(input.error, resume, deps);
@@ -195,7 +260,7 @@ export function transition(state: InformerState, input: InformerInput, deps: Tra
 
 const stopped: StoppedState = { phase: 'Stopped' };
 
-function backingOff(cause: unknown, next: ListingState | WatchingState, deps: TransitionDeps): BackingOffState {
+function backingOff(cause: unknown, next: ListingState | StreamingListState | WatchingState, deps: TransitionDeps): BackingOffState {
   return { phase: 'BackingOff', reason: 'error', delayMs: Math.max(deps.backoff.next(), retryAfterMs(cause)), cause, next };
 }
 

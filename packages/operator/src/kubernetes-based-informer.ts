@@ -19,14 +19,15 @@ import { realClock } from './clock.js';
 import type { Clock, Timer } from './clock.js';
 import { InvalidArgumentError } from './errors.js';
 import type { Informer, ReadonlyStore } from './informer.js';
-import { initialInformerState, transition } from './informer-state.js';
-import type { InformerInput, InformerState, ListedState, ListingState, RelistReason, TransitionDeps, WatchingState } from './informer-state.js';
+import { initialState, transition } from './informer-state.js';
+import type { InformerInput, InformerState, InitialListStrategy, ListedState, ListingState, RelistReason, StreamingListState, TransitionDeps, WatchingState } from './informer-state.js';
 import { InformerStore, ObjectIndex } from './informer-store.js';
 import { consoleLogger } from './logger.js';
 import type { Logger } from './logger.js';
 import type { BoundInformerMetrics, InformerMetrics, InformerRestartReason } from './metrics.js';
 import { SpanNames, endSpan, getTracer, runInSpan, startObjectSpan, tracingEnabled } from './tracing.js';
 import type { ListWatchClient } from './list-watch-client.js';
+import { readInitialEvents } from './streaming-list.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
 
 /** Where an informer error happened. */
@@ -66,6 +67,13 @@ export interface KubernetesBasedInformerOptions<T extends KubeObject = KubeObjec
   fieldSelector?: string;
   /** Objects per list page. Default: 500. */
   pageSize?: number;
+  /**
+   * How the initial state, and the state after a 410, is built: `'list'` (paginated LIST),
+   * `'watchList'` (one watch with `sendInitialEvents=true` up to the `k8s.io/initial-events-end`
+   * bookmark, retried after errors) or `'auto'` (streamed, with a paginated LIST when the server
+   * refuses streaming: 400, 405, 406, 415, 422, 501). See `InitialListStrategy`. Default: 'list'.
+   */
+  initialListStrategy?: InitialListStrategy;
   /**
    * The server is asked to end each watch after a random time between this and twice this (client-go
    * spreads reconnects the same way); the informer resumes at once. Default: 300 s.
@@ -240,7 +248,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     this.transform = options.transform;
     this.errorHandler = options.errorHandler ?? defaultErrorHandler;
     this.clock = options.clock ?? realClock;
-    this.deps = { backoff: options.backoff ?? new JitteredExponentialBackoff({ clock: this.clock }) };
+    this.deps = { backoff: options.backoff ?? new JitteredExponentialBackoff({ clock: this.clock }), initialListStrategy: options.initialListStrategy ?? 'list' };
     this.metrics = options.metrics?.forKind(kind.kind);
     this.logger = options.logger ?? consoleLogger;
     this.random = options.random ?? Math.random;
@@ -248,6 +256,9 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     if (!(this.watchTimeoutSeconds >= 1)) throw new InvalidArgumentError('watchTimeoutSeconds must be >= 1');
     if (!(this.inactivityTimeoutMs >= 0)) throw new InvalidArgumentError('inactivityTimeoutMs must be >= 0');
     if (!(this.resyncPeriodMs >= 0)) throw new InvalidArgumentError('resyncPeriodMs must be >= 0');
+    if (!['list', 'watchList', 'auto'].includes(this.deps.initialListStrategy ?? 'list')) {
+      throw new InvalidArgumentError(`initialListStrategy must be 'list', 'watchList' or 'auto', got ${String(options.initialListStrategy)}`);
+    }
   }
 
   /** The kind observed. */
@@ -313,7 +324,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     this.running = true;
     this.ctx = { signal, logger: consoleLogger };
     if (this.resyncPeriodMs > 0) this.resyncTimer = this.clock.setTimer(this.resyncPeriodMs, this.onResyncTimer);
-    let state: InformerState = initialInformerState;
+    let state: InformerState = initialState(this.deps);
     try {
       while (state.phase !== 'Stopped') {
         const input = signal.aborted ? ABORTED : await this.execute(state, signal);
@@ -338,6 +349,9 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     if (input.type === 'watchClosed') {
       this.logger.debug('watch ended cleanly', { ...attributes, resourceVersion: input.resourceVersion, events: input.events, durationMs: input.durationMs });
     }
+    if (from.phase === 'StreamingList' && to.phase === 'Listing') {
+      this.logger.info('the server refused the streaming list; listing page by page', { ...attributes, error: input.type === 'streamFailed' ? errorMessage(input.error) : undefined });
+    }
     if (to.phase === 'BackingOff') {
       this.metrics?.backingOff(to.delayMs);
       const message = to.reason === 'error' ? 'waiting before the next request after an error' : 'watches keep ending at once; pausing before the next one';
@@ -345,7 +359,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     } else if (from.phase === 'BackingOff') {
       this.metrics?.backingOff(0);
     }
-    if (to.phase === 'Listing' && to.continueToken === undefined && to.reason === 'expired' && from.phase === 'Watching') {
+    if ((to.phase === 'StreamingList' || (to.phase === 'Listing' && to.continueToken === undefined)) && to.reason === 'expired' && from.phase === 'Watching') {
       this.logger.info('watch history expired (410); relisting', { ...attributes, resourceVersion: this.rv });
     }
   }
@@ -355,6 +369,8 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     switch (state.phase) {
       case 'Listing':
         return this.listPage(state, signal);
+      case 'StreamingList':
+        return this.streamList(state, signal);
       case 'Listed':
         return this.commit(state);
       case 'Watching':
@@ -400,6 +416,47 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       if (signal.aborted) return ABORTED;
       this.report(error, 'list');
       return { type: 'listFailed', error };
+    }
+  }
+
+  /** Fills a fresh buffer from one streaming-list watch, up to the end-of-initial-events bookmark. */
+  private async streamList(state: StreamingListState, signal: AbortSignal): Promise<InformerInput> {
+    const buffer = new ObjectIndex<T>();
+    this.buffer = buffer;
+    this.metrics?.relisted();
+    this.notify('relist', state.reason);
+    const span = this.startSpan(SpanNames.informerList);
+    let watch: WatchResponse<T> | undefined;
+    try {
+      watch = await this.client.watch(this.namespace, {
+        sendInitialEvents: true,
+        allowWatchBookmarks: true,
+        timeoutSeconds: Math.floor(this.watchTimeoutSeconds * (1 + this.random())),
+        labelSelector: this.labelSelector,
+        fieldSelector: this.fieldSelector,
+        signal,
+      });
+      this.metrics?.watchConnected();
+      const { apiVersion, kind } = this.kind;
+      const transform = this.transform;
+      const prepare = (item: T): T => {
+        if (!item.apiVersion) item.apiVersion = apiVersion;
+        if (!item.kind) item.kind = kind;
+        return transform ? transform(item) : item;
+      };
+      const resourceVersion = await readInitialEvents(watch, {
+        put: (item) => buffer.add(prepare(item)),
+        remove: (item) => buffer.remove(item.metadata.namespace ?? '', item.metadata.name),
+      });
+      endSpan(span);
+      return { type: 'streamEnded', resourceVersion };
+    } catch (error) {
+      endSpan(span, error);
+      if (signal.aborted) return ABORTED;
+      this.report(error, 'list');
+      return { type: 'streamFailed', error };
+    } finally {
+      watch?.stop();
     }
   }
 
@@ -680,6 +737,7 @@ function restartReason(input: InformerInput): InformerRestartReason | undefined 
       return 'inactivity';
     case 'watchFailed':
     case 'listFailed':
+    case 'streamFailed':
       return isGone(input.error) ? 'expired' : 'error';
     default:
       return undefined;

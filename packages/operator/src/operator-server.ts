@@ -77,11 +77,20 @@ export class OperatorServer {
     this.registerCollectors(options.collectors ?? []);
   }
 
-  /** Registers collectors with the registry; one already registered under the same name is skipped. */
+  /**
+   * Registers collectors with the registry. Registering the same collector again is a no-op; another
+   * collector under a name already registered is an error (it used to be skipped silently, hiding a
+   * second controller's metrics: register `Operator.prometheusCollectors()`, labelled by controller).
+   * @throws InvalidArgumentError naming the metric.
+   */
   registerCollectors(collectors: readonly Metric[]): void {
     for (const metric of collectors) {
       const name = (metric as unknown as { name?: string }).name;
-      if (name !== undefined && this.registry.getSingleMetric(name) !== undefined) continue;
+      const existing = name === undefined ? undefined : this.registry.getSingleMetric(name);
+      if (existing === metric) continue;
+      if (existing !== undefined) {
+        throw new InvalidArgumentError(`a different metric named ${String(name)} is already registered: give each set its own metrics namespace, or register Operator.prometheusCollectors() (one per name, labelled by controller)`);
+      }
       this.registry.registerMetric(metric);
     }
   }

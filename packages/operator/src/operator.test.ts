@@ -143,13 +143,20 @@ describe('Operator', () => {
     assert.throws(() => new Operator().addController(undefined as unknown as Controller), isInvalidArgumentError);
   });
 
-  test('prometheusCollectors concatenates the collectors of the controllers that have some', () => {
+  test('prometheusCollectors has one collector per name of the controllers that have some, labelled by controller', async () => {
     const op = new Operator();
     const c1 = new Counter({ name: 'a_total', help: 'a', registers: [] });
     const c2 = new Counter({ name: 'b_total', help: 'b', registers: [] });
+    c1.inc();
+    c2.inc(2);
     op.addController({ run: async () => {}, prometheusCollectors: () => [c1] });
     op.addController({ run: async () => {} });
-    op.addController({ run: async () => {}, prometheusCollectors: () => [c2] });
-    assert.deepEqual(op.prometheusCollectors(), [c1, c2]);
+    op.addController({ run: async () => {}, prometheusCollectors: () => [c2], name: 'named' });
+    const collectors = op.prometheusCollectors();
+    assert.deepEqual(
+      await Promise.all(collectors.map(async (c) => (await c.get()).values.map((v) => [(c as unknown as { name: string }).name, v.labels['controller'], v.value]))),
+      [[['a_total', 'controller-1', 1]], [['b_total', 'named', 2]]],
+    );
+    assert.deepEqual(op.prometheusCollectors(), collectors);
   });
 });

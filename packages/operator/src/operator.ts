@@ -1,3 +1,5 @@
+import { ControllerLabelledMetrics } from './controller-labelled-metrics.js';
+import type { LabelledSource } from './controller-labelled-metrics.js';
 import { InvalidArgumentError } from './errors.js';
 import type { PrometheusCollector } from './metrics.js';
 
@@ -9,6 +11,11 @@ export interface Controller {
   prometheusCollectors?(): PrometheusCollector[];
   /** True once its caches have synced and its workers run (readiness), if it can tell. */
   hasSynced?(): boolean;
+  /**
+   * The `controller` label of its metrics in {@link Operator.prometheusCollectors}; unique within an
+   * operator. Default: `controller-{n}`, n being its 1-based position in the operator.
+   */
+  readonly name?: string | undefined;
 }
 
 /**
@@ -20,25 +27,43 @@ export interface Controller {
 export class Operator {
   private readonly controllers: Controller[] = [];
   private active: RunningSet | undefined;
+  private readonly metrics = new ControllerLabelledMetrics(() => this.metricSources());
 
   /**
    * Adds a controller. One added while the operator runs is started at once and stopped with the
    * others (upstream: not added to the running ones, so it never ran).
-   * @throws InvalidArgumentError "controller cannot be nil".
+   * @throws InvalidArgumentError "controller cannot be nil"; a controller with the same `name` was
+   *   already added (controller-runtime: "controller with name X already exists").
    */
   addController(controller: Controller): void {
     if (controller == null) throw new InvalidArgumentError('controller cannot be nil');
+    const name = controller.name;
+    if (name !== undefined && this.controllers.some((c) => c.name === name)) {
+      throw new InvalidArgumentError(`controller with name ${name} already exists: controller names must be unique (they label the metrics)`);
+    }
     this.controllers.push(controller);
     this.active?.start(controller);
   }
 
-  /** The collectors of every controller that has some, concatenated. */
+  /**
+   * One collector per metric name for every controller, each sample labelled `controller="{name}"`
+   * (as controller-runtime), so that a registry holds each name once and shows every controller.
+   * Values are read from the controllers at each scrape; the same objects come back on every call.
+   * Call it after adding the controllers: a controller added later is scraped under the names
+   * returned before, and a name only it has needs another call (and registration).
+   */
   prometheusCollectors(): PrometheusCollector[] {
-    const all: PrometheusCollector[] = [];
-    for (const c of this.controllers) {
-      if (typeof c.prometheusCollectors === 'function') all.push(...c.prometheusCollectors());
-    }
-    return all;
+    return this.metrics.collectors();
+  }
+
+  private metricSources(): LabelledSource[] {
+    const sources: LabelledSource[] = [];
+    this.controllers.forEach((c, i) => {
+      if (typeof c.prometheusCollectors !== 'function') return;
+      const controller = c.name ?? `controller-${i + 1}`;
+      for (const metric of c.prometheusCollectors()) sources.push({ controller, metric });
+    });
+    return sources;
   }
 
   /** Readiness: true while running once every controller that can tell (`hasSynced`) has opened its sync gate. */

@@ -128,6 +128,8 @@ export type { RequestRetryOptions } from './client/request-retry.js';
 export { DEFAULT_REQUEST_RETRY } from './client/request-retry.js';
 export type { RetryOnConflictOptions } from './client/retry-on-conflict.js';
 export { retryOnConflict } from './client/retry-on-conflict.js';
+export type { PartialObjectMetadata } from './client/metadata-client.js';
+export { MetadataClient, PARTIAL_OBJECT_METADATA_ACCEPT, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from './client/metadata-client.js';
 export { HttpTransport, apiErrorFromResponse, formatQuery } from './client/transport.js';
 export type { ApiWarning, WarningHandler } from './client/api-warning.js';
 export { parseWarningHeaders, logWarningsOnce } from './client/api-warning.js';

@@ -3,7 +3,7 @@
  * `Accept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json`
  * (and `includeObject=Object` with `--sort-by`). The Accept entries are taken in order: the first
  * Table of `meta.k8s.io/v1` or `v1beta1`, or the first plain JSON (`application/json`, `*\/*`),
- * decides. Entries this server does not produce (protobuf, PartialObjectMetadata, other Table
+ * decides (a PartialObjectMetadata entry before any of them: see `partial-object-metadata.ts`). Entries this server does not produce (protobuf, other Table
  * versions) are skipped; with nothing usable the answer is plain JSON, as before Tables existed.
  */
 import { badRequest } from '../status-error.js';
@@ -18,12 +18,14 @@ export interface TableRequest {
   readonly includeObject: IncludeObject;
 }
 
-interface MediaRange {
+/** One entry of an Accept header: lower-case media type and its parameters. */
+export interface MediaRange {
   readonly type: string;
   readonly params: ReadonlyMap<string, string>;
 }
 
-function parseAccept(accept: string): MediaRange[] {
+/** The entries of an Accept header, in order. */
+export function parseAccept(accept: string): MediaRange[] {
   return accept.split(',').map((entry) => {
     const [type = '', ...rest] = entry.split(';').map((part) => part.trim());
     const params = new Map<string, string>();
@@ -35,7 +37,8 @@ function parseAccept(accept: string): MediaRange[] {
   });
 }
 
-function tableVersionOf(range: MediaRange): TableRequest['apiVersion'] | undefined {
+/** The Table version an entry asks for, if it asks for a Table this server produces. */
+export function tableVersionOf(range: MediaRange): TableRequest['apiVersion'] | undefined {
   if (range.type !== 'application/json' || range.params.get('as') !== 'Table' || range.params.get('g') !== 'meta.k8s.io') return undefined;
   const v = range.params.get('v');
   if (v === 'v1') return 'meta.k8s.io/v1';
@@ -43,7 +46,8 @@ function tableVersionOf(range: MediaRange): TableRequest['apiVersion'] | undefin
   return undefined;
 }
 
-function isPlainJson(range: MediaRange): boolean {
+/** Whether an entry accepts plain JSON objects. */
+export function isPlainJson(range: MediaRange): boolean {
   if (range.params.has('as')) return false;
   return range.type === 'application/json' || range.type === '*/*' || range.type === 'application/*' || range.type === '';
 }

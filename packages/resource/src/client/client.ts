@@ -110,16 +110,7 @@ export class Client<T extends KubeObject = KubeObject> {
    */
   async watch(namespace: string, options: WatchOptions = {}): Promise<WatchResponse<T>> {
     const path = this.#paths.collection(namespace);
-    const query: QueryParams = {
-      watch: 'true',
-      resourceVersion: options.resourceVersion || undefined,
-      allowWatchBookmarks: options.allowWatchBookmarks ?? true,
-      timeoutSeconds: options.timeoutSeconds,
-      labelSelector: options.labelSelector || undefined,
-      fieldSelector: options.fieldSelector || undefined,
-      sendInitialEvents: options.sendInitialEvents ? true : undefined,
-      resourceVersionMatch: options.sendInitialEvents ? 'NotOlderThan' : undefined,
-    };
+    const query = watchQuery(options);
     const res = await this.#transport.stream({ method: 'GET', path, query, signal: options.signal }).catch((error: unknown) => {
       throw this.#explainNotServed(error, 'GET', path);
     });
@@ -326,7 +317,8 @@ function identifierOfObject(obj: KubeObject): Identifier {
   return { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name };
 }
 
-function listQuery(options: ListOptions): QueryParams {
+/** The query of a list request. */
+export function listQuery(options: ListOptions): QueryParams {
   return {
     labelSelector: options.labelSelector || undefined,
     fieldSelector: options.fieldSelector || undefined,
@@ -334,6 +326,20 @@ function listQuery(options: ListOptions): QueryParams {
     continue: options.continue || undefined,
     resourceVersion: options.resourceVersion || undefined,
     resourceVersionMatch: options.resourceVersionMatch,
+  };
+}
+
+/** The query of a watch request: bookmarks on unless turned off, `resourceVersionMatch=NotOlderThan` with `sendInitialEvents`. */
+export function watchQuery(options: WatchOptions): QueryParams {
+  return {
+    watch: 'true',
+    resourceVersion: options.resourceVersion || undefined,
+    allowWatchBookmarks: options.allowWatchBookmarks ?? true,
+    timeoutSeconds: options.timeoutSeconds,
+    labelSelector: options.labelSelector || undefined,
+    fieldSelector: options.fieldSelector || undefined,
+    sendInitialEvents: options.sendInitialEvents ? true : undefined,
+    resourceVersionMatch: options.sendInitialEvents ? 'NotOlderThan' : undefined,
   };
 }
 

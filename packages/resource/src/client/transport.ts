@@ -27,6 +27,8 @@ export interface TransportRequest {
   body?: string | undefined;
   /** `Content-Type` of the body. Default: `application/json` when there is a body. */
   contentType?: string | undefined;
+  /** `Accept` header, e.g. the metadata-only form `application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`. Default: `application/json`. */
+  accept?: string | undefined;
   /** Aborts the request with a `NetworkError` (errno `ABORT_ERR`). Default: none. */
   signal?: AbortSignal | undefined;
   /**
@@ -288,6 +290,7 @@ export class HttpTransport implements Transport {
 
   async #requestOptions(request: TransportRequest): Promise<https.RequestOptions> {
     const headers: Record<string, string> = { ...this.#baseHeaders };
+    if (request.accept !== undefined) headers['Accept'] = request.accept;
     if (request.body !== undefined) {
       headers['Content-Type'] = request.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(request.body));
