@@ -84,8 +84,9 @@ describe('leader election between two operator processes', () => {
     await waitFor(ready, { timeoutMs: 30_000, intervalMs: 100, what: 'every playlist Ready under the new leader' });
 
     // And it keeps working: an edit is reconciled by bravo.
+    // A merge patch carries no resourceVersion: bravo's status writes in between cannot make it conflict.
     const two = await playlists.get({ namespace: 'default', name: 'two' });
-    await playlists.update({ ...two, spec: { ...two.spec!, items: [...two.spec!.items, { type: 'dashboard_by_tag', value: 'extra' }] } });
+    await playlists.patch({ namespace: 'default', name: 'two' }, { merge: { spec: { items: [...two.spec!.items, { type: 'dashboard_by_tag', value: 'extra' }] } } });
     await waitFor(ready, { timeoutMs: 30_000, intervalMs: 100, what: 'the edit to be reconciled' });
 
     const lines = await readRecord(record);
