@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { ApiServerProcess } from './support/api-server-process.js';
 import { rawRequest } from './support/raw-api.js';
 import { TempDirs } from './support/temp-dir.js';
+import { waitFor } from './support/wait-for.js';
 
 type ConfigMap = { metadata: { name: string; resourceVersion: string }; data?: Record<string, string> };
 
@@ -99,12 +100,13 @@ describe('kubeloop-apiserver durability', { timeout: 120_000 }, () => {
       };
 
       const workers = Array.from({ length: 6 }, (_, w) => worker(w));
-      const deadline = Date.now() + 20_000;
-      while (acked.size < 120 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-      stop = true;
-      await first.kill('SIGKILL');
-      await Promise.all(workers);
-      assert.ok(acked.size >= 120, `only ${acked.size} objects were written before the deadline`);
+      try {
+        await waitFor(() => acked.size >= 120, { timeoutMs: 20_000, intervalMs: 5, what: '120 acknowledged objects' });
+      } finally {
+        stop = true;
+        await first.kill('SIGKILL');
+        await Promise.all(workers);
+      }
 
       const second = await start(dataDir, fsync);
       const list = await rawRequest<{ metadata: { resourceVersion: string }; items: ConfigMap[] }>(second.url, 'GET', configMaps);

@@ -1,50 +1,32 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApiServer } from '@kubeloop/apiserver';
-import { Client, HttpTransport, LeaseKind, loadKubeConfig } from '@kubeloop/resource';
-import { DemoProcess, PlaylistKind, demoOperatorArgs } from './support/demo-process.js';
+import { Client, LeaseKind } from '@kubeloop/resource';
+import { DemoCluster } from './support/demo-cluster.js';
+import { PlaylistKind } from './support/demo-process.js';
+import type { DemoProcess } from './support/demo-process.js';
 import { readRecord } from './support/reconcile-record.js';
 import { waitFor } from './support/wait-for.js';
 
 describe('graceful shutdown of the demo operator', () => {
-  let server: Awaited<ReturnType<typeof startApiServer>>;
-  let dir: string;
-  let kubeconfig: string;
-  let transport: HttpTransport;
-  const processes: DemoProcess[] = [];
+  let cluster: DemoCluster;
 
   before(async () => {
-    server = await startApiServer();
-    dir = await mkdtemp(join(tmpdir(), 'kubeloop-shutdown-'));
-    kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
-    transport = HttpTransport.fromKubeConfig(loadKubeConfig({ kubeconfigPath: kubeconfig }));
+    cluster = await DemoCluster.start('shutdown');
   });
 
-  after(async () => {
-    await Promise.all(processes.map((p) => p.dispose()));
-    transport.close();
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => cluster.stop());
 
   function operator(identity: string, workDelayMs: number, record: string): DemoProcess {
-    const p = new DemoProcess(
-      demoOperatorArgs({ kubeconfig, identity, dir, workDelayMs, reconcileLog: record, lease: { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 } }),
-    );
-    processes.push(p);
-    return p;
+    return cluster.operator({ identity, workDelayMs, reconcileLog: record, lease: { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 } });
   }
 
   test('SIGTERM lets the in-flight reconcile finish, releases the lease and exits 0', { timeout: 60_000 }, async () => {
-    const record = join(dir, 'record-graceful.jsonl');
+    const record = join(cluster.dir, 'record-graceful.jsonl');
     const demo = operator('graceful', 1500, record);
     await demo.line(/^leader: graceful \(this process\)/, 20_000);
 
-    const playlists = new Client(PlaylistKind, transport);
+    const { playlists } = cluster;
     await playlists.create({
       apiVersion: PlaylistKind.apiVersion,
       kind: PlaylistKind.kind,
@@ -68,17 +50,17 @@ describe('graceful shutdown of the demo operator', () => {
     assert.ok(end.t >= sigtermAt, 'it finished after the signal, not before');
     assert.equal(lines.filter((l) => l.phase === 'start').length, lines.filter((l) => l.phase === 'end').length, 'every started reconcile ended');
 
-    const leases = new Client(LeaseKind, transport);
+    const leases = new Client(LeaseKind, cluster.transport);
     const lease = await leases.get({ namespace: 'default', name: 'playlist-operator' });
     assert.equal(lease.spec?.holderIdentity ?? '', '', 'the lease was released');
     assert.equal(lease.spec?.leaseDurationSeconds, 1);
   });
 
   test('a second signal forces the exit while a reconcile is still running', { timeout: 60_000 }, async () => {
-    const record = join(dir, 'record-forced.jsonl');
+    const record = join(cluster.dir, 'record-forced.jsonl');
     const demo = operator('forced', 20_000, record);
     await demo.line(/^leader: forced \(this process\)/, 20_000);
-    const playlists = new Client(PlaylistKind, transport);
+    const { playlists } = cluster;
     await playlists.create({
       apiVersion: PlaylistKind.apiVersion,
       kind: PlaylistKind.kind,

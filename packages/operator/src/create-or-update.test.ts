@@ -1,39 +1,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMapKind, HttpTransport, defineKind, ensureCrd, isConflict, isKubeloopError, setControllerReference } from '@kubeloop/resource';
-import type { ConfigMap, CustomResourceDefinition, Client } from '@kubeloop/resource';
+import type { ConfigMap, Client } from '@kubeloop/resource';
 import { createOrPatch, createOrUpdate, mergePatchBetween } from './create-or-update.js';
 import { startEmbeddedCluster } from './reconcile/embedded-cluster.test-helper.js';
 import type { EmbeddedCluster } from './reconcile/embedded-cluster.test-helper.js';
+import { testCrd } from './test-crd.test-helper.js';
 
 const GadgetKind = defineKind<{ size: number; tags?: string[] }, { phase?: string; observed?: number }>({ group: 'example.com', version: 'v1', kind: 'Gadget' });
-const gadgetCrd: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gadgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } } },
-              status: { type: 'object', properties: { phase: { type: 'string' }, observed: { type: 'integer' } } },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+const gadgetCrd = testCrd({
+  group: 'example.com',
+  kind: 'Gadget',
+  spec: { size: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } },
+  status: { phase: { type: 'string' }, observed: { type: 'integer' } },
+});
 
 const settings = (): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' } });
 

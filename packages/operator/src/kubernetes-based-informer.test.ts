@@ -85,6 +85,21 @@ function harness(options: KubernetesBasedInformerOptions = {}): Harness {
   return h;
 }
 
+/**
+ * A harness on a real exponential backoff (800 ms, doubling, no jitter) and its own virtual clock,
+ * with the delays of the BackingOff states it went through.
+ */
+function backoffHarness(): { h: Harness; clock: VirtualClock; delays: number[] } {
+  const clock = new VirtualClock(1_000_000);
+  const backoff = new JitteredExponentialBackoff({ clock, jitter: 'none', initialMs: 800, maxMs: 30_000 });
+  const h = harness({ clock, backoff });
+  const delays: number[] = [];
+  h.informer.on('stateChange', (s) => {
+    if (s.phase === 'BackingOff') delays.push(s.delayMs);
+  });
+  return { h, clock, delays };
+}
+
 describe('KubernetesBasedInformer', () => {
   test('lists page by page, delivers adds, then watches from the list resourceVersion with bookmarks', async () => {
     const h = harness({ pageSize: 2 });
@@ -270,13 +285,7 @@ describe('KubernetesBasedInformer', () => {
   });
 
   test('the error backoff starts over after a watch that delivered an event (virtual clock)', async () => {
-    const clock = new VirtualClock(1_000_000);
-    const backoff = new JitteredExponentialBackoff({ clock, jitter: 'none', initialMs: 800, maxMs: 30_000 });
-    const h = harness({ clock, backoff });
-    const delays: number[] = [];
-    h.informer.on('stateChange', (s) => {
-      if (s.phase === 'BackingOff') delays.push(s.delayMs);
-    });
+    const { h, clock, delays } = backoffHarness();
     h.client.replyList(page([], '1'));
     for (let i = 0; i < 8; i++) h.client.replyWatch();
     const reset = (): NetworkError => new NetworkError('connection reset', { errno: 'ECONNRESET' });
@@ -298,13 +307,7 @@ describe('KubernetesBasedInformer', () => {
   });
 
   test('a watch request that takes long to fail never connected: it does not reset the backoff', async () => {
-    const clock = new VirtualClock(1_000_000);
-    const backoff = new JitteredExponentialBackoff({ clock, jitter: 'none', initialMs: 800, maxMs: 30_000 });
-    const h = harness({ clock, backoff });
-    const delays: number[] = [];
-    h.informer.on('stateChange', (s) => {
-      if (s.phase === 'BackingOff') delays.push(s.delayMs);
-    });
+    const { h, clock, delays } = backoffHarness();
     h.client.replyList(page([], '1'));
     await h.start();
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -319,13 +322,7 @@ describe('KubernetesBasedInformer', () => {
   });
 
   test('an ERROR event alone is not a working watch: the backoff keeps growing', async () => {
-    const clock = new VirtualClock(1_000_000);
-    const backoff = new JitteredExponentialBackoff({ clock, jitter: 'none', initialMs: 800, maxMs: 30_000 });
-    const h = harness({ clock, backoff });
-    const delays: number[] = [];
-    h.informer.on('stateChange', (s) => {
-      if (s.phase === 'BackingOff') delays.push(s.delayMs);
-    });
+    const { h, clock, delays } = backoffHarness();
     h.client.replyList(page([], '1')).replyWatch().replyWatch().replyWatch();
     await h.start();
     h.client.watch_.error({ type: 'ERROR', error: new ApiError({ status: 500 }) });

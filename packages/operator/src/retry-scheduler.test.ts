@@ -34,6 +34,21 @@ class ManualClock implements Clock {
   }
 }
 
+/** A started scheduler on a virtual clock that records the entries it fires and stops itself from onDue after firing `stopAt`. */
+function selfStoppingScheduler(stopAt: number): { clock: VirtualClock; fired: number[]; scheduler: RetryScheduler<number> } {
+  const clock = new VirtualClock();
+  const fired: number[] = [];
+  const scheduler = new RetryScheduler<number>({
+    clock,
+    onDue: (_k, n) => {
+      fired.push(n);
+      if (n === stopAt) scheduler.stop();
+    },
+  });
+  scheduler.start();
+  return { clock, fired, scheduler };
+}
+
 describe('RetryScheduler', () => {
   test('fires entries in due order, entries due together in schedule order', async () => {
     const clock = new VirtualClock();
@@ -106,16 +121,7 @@ describe('RetryScheduler', () => {
   });
 
   test('stopping from onDue keeps the entries that have not fired yet', async () => {
-    const clock = new VirtualClock();
-    const fired: number[] = [];
-    const s = new RetryScheduler<number>({
-      clock,
-      onDue: (_k, n) => {
-        fired.push(n);
-        if (n === 1) s.stop();
-      },
-    });
-    s.start();
+    const { clock, fired, scheduler: s } = selfStoppingScheduler(1);
     for (let i = 0; i < 4; i++) s.schedule(`k${i}`, i, 100);
     s.schedule('later', 9, 200);
     await clock.advance(300);
@@ -128,16 +134,7 @@ describe('RetryScheduler', () => {
   });
 
   test('entries put back after a stop from onDue stay cancellable through the key index', async () => {
-    const clock = new VirtualClock();
-    const fired: number[] = [];
-    const s = new RetryScheduler<number>({
-      clock,
-      onDue: (_k, n) => {
-        fired.push(n);
-        if (n === 0) s.stop();
-      },
-    });
-    s.start();
+    const { clock, fired, scheduler: s } = selfStoppingScheduler(0);
     for (let i = 0; i < 4; i++) s.schedule(`k${i}`, i, 100);
     assert.equal(s.hasPending('k2'), true); // builds the index before the wake-up
     await clock.advance(100);

@@ -6,7 +6,8 @@
 import { startApiServer } from '@kubeloop/apiserver';
 import type { ApiServer, Faults } from '@kubeloop/apiserver';
 import { Client, ConfigMapKind, CustomResourceDefinitionKind, HttpTransport, defineKind, isNotFound } from '@kubeloop/resource';
-import type { ConfigMap, CustomResourceDefinition, KubeObject } from '@kubeloop/resource';
+import type { ConfigMap, KubeObject } from '@kubeloop/resource';
+import { testCrd } from '../support/crd.js';
 import { waitFor } from '../support/wait-for.js';
 
 /** The namespace every program writes in. */
@@ -21,33 +22,7 @@ export type Gadget = KubeObject<{ value: number }, { value?: number }>;
 /** The custom kind of the suite. */
 export const GadgetKind = defineKind<{ value: number }, { value?: number }>({ group: 'reliability.kubeloop.dev', version: 'v1', kind: 'Gadget' });
 
-const gadgetCrd: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gadgets.reliability.kubeloop.dev' },
-  spec: {
-    group: 'reliability.kubeloop.dev',
-    scope: 'Namespaced',
-    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { value: { type: 'integer' } } },
-              status: { type: 'object', properties: { value: { type: 'integer' } } },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+const gadgetCrd = testCrd({ group: 'reliability.kubeloop.dev', kind: 'Gadget', spec: { value: { type: 'integer' } }, status: { value: { type: 'integer' } } });
 
 /** A server that can be restarted on its data directory, and clients that follow it. */
 export class ReliabilityCluster {

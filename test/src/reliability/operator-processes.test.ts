@@ -11,79 +11,36 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { Client, HttpTransport } from '@kubeloop/resource';
-import { DemoProcess, PlaylistKind, demoOperatorArgs } from '../support/demo-process.js';
-import type { DemoLeaseTimings, Playlist } from '../support/demo-process.js';
+import { DemoCluster } from '../support/demo-cluster.js';
+import type { DemoLeaseTimings, DemoProcess } from '../support/demo-process.js';
 import { readRecord } from '../support/reconcile-record.js';
 import type { RecordLine } from '../support/reconcile-record.js';
-import { TempDirs } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
 const LEASE: DemoLeaseTimings = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
 
 describe('reliability: operator processes killed with SIGKILL', () => {
-  let server: ApiServer;
-  let dir: string;
-  let kubeconfig: string;
-  let transport: HttpTransport;
-  let playlists: Client<Playlist>;
-  const temp = new TempDirs();
-  const processes: DemoProcess[] = [];
+  let cluster: DemoCluster;
 
   before(async () => {
-    server = await startApiServer();
-    dir = await temp.make('operator-kill');
-    kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
-    transport = new HttpTransport({ server: server.url });
-    playlists = new Client(PlaylistKind, transport);
+    cluster = await DemoCluster.start('operator-kill');
   });
 
-  after(async () => {
-    await Promise.all(processes.map((p) => p.dispose()));
-    transport.close();
-    await server.stop();
-    await temp.removeAll();
-  });
+  after(() => cluster.stop());
 
   function operator(identity: string, record: string, workDelayMs: number): DemoProcess {
-    const p = new DemoProcess(demoOperatorArgs({ kubeconfig, identity, dir, workDelayMs, reconcileLog: record, lease: LEASE }));
-    processes.push(p);
-    return p;
-  }
-
-  async function createPlaylists(names: readonly string[]): Promise<void> {
-    for (const name of names) {
-      await playlists.create({
-        apiVersion: PlaylistKind.apiVersion,
-        kind: PlaylistKind.kind,
-        metadata: { name, namespace: 'default' },
-        spec: { title: name, interval: '30s', items: [{ type: 'dashboard_by_uid', value: name }] },
-      });
-    }
-  }
-
-  /** True when every named Playlist is Ready for its generation. */
-  async function allReady(names: readonly string[]): Promise<boolean> {
-    const items = (await playlists.list('default')).items;
-    return names.every((n) => {
-      const p = items.find((i) => i.metadata.name === n);
-      const c = p?.status?.conditions?.find((x) => x.type === 'Ready');
-      return c?.status === 'True' && c.observedGeneration === p?.metadata.generation;
-    });
+    return cluster.operator({ identity, workDelayMs, reconcileLog: record, lease: LEASE });
   }
 
   test('killed in the middle of deletes, the restarted operator finishes them: every Playlist and catalogue entry goes, each delete once per process', { timeout: 120_000 }, async () => {
-    const record = join(dir, 'deletes.jsonl');
+    const record = join(cluster.dir, 'deletes.jsonl');
     const names = Array.from({ length: 12 }, (_, i) => `doomed-${i}`);
     const first = operator('deleter', record, 400);
     await first.line(/^leader: deleter \(this process\)/, 30_000);
-    await createPlaylists(names);
-    await waitFor(() => allReady(names), { timeoutMs: 60_000, intervalMs: 100, what: 'every Playlist Ready' });
+    await cluster.createPlaylists(names);
+    await waitFor(() => cluster.allReady(names), { timeoutMs: 60_000, intervalMs: 100, what: 'every Playlist Ready' });
 
-    for (const name of names) await playlists.delete({ namespace: 'default', name });
+    for (const name of names) await cluster.playlists.delete({ namespace: 'default', name });
     // Kill once some deletes are done and others are running.
     const deletedBy = (lines: RecordLine[], pid: number | undefined): RecordLine[] =>
       lines.filter((l) => l.phase === 'end' && l.action === 'Deleted' && l.outcome === 'deleted' && (pid === undefined || l.pid === pid));
@@ -106,7 +63,7 @@ describe('reliability: operator processes killed with SIGKILL', () => {
     const second = operator('deleter', record, 400);
     const restartedAt = Date.now();
     await second.line(/^leader: deleter \(this process\)/, 30_000);
-    await waitFor(async () => (await playlists.list('default')).items.every((p) => !names.includes(p.metadata.name)), {
+    await waitFor(async () => (await cluster.playlists.list('default')).items.every((p) => !names.includes(p.metadata.name)), {
       timeoutMs: 60_000,
       intervalMs: 100,
       what: 'every Playlist to be gone',
@@ -124,7 +81,7 @@ describe('reliability: operator processes killed with SIGKILL', () => {
       assert.ok(byFirst <= 1 && bySecond <= 1, `the delete of ${key} ran ${byFirst} times in the killed process and ${bySecond} in the restarted one`);
       if (byFirst + bySecond > 1) twice++;
     }
-    const catalogue = await readdir(join(dir, 'deleter', 'catalogue')).catch(() => [] as string[]);
+    const catalogue = await readdir(join(cluster.dir, 'deleter', 'catalogue')).catch(() => [] as string[]);
     assert.deepEqual(catalogue.filter((f) => f.startsWith('default.doomed-')), [], 'every catalogue entry was withdrawn');
     console.log(
       `SIGKILL during deletes: ${names.length} Playlists deleted, ${doneBeforeKill.size} deletes done before the kill, ` +
@@ -135,14 +92,14 @@ describe('reliability: operator processes killed with SIGKILL', () => {
   });
 
   test('the leader killed mid-reconcile: the follower takes over once the lease expires and every Playlist ends Ready', { timeout: 120_000 }, async () => {
-    const record = join(dir, 'failover.jsonl');
+    const record = join(cluster.dir, 'failover.jsonl');
     const names = Array.from({ length: 16 }, (_, i) => `shared-${i}`);
     const alpha = operator('alpha', record, 200);
     await alpha.line(/^leader: alpha \(this process\)/, 30_000);
     const bravo = operator('bravo', record, 200);
     await bravo.line(/^leader: alpha$/, 30_000);
 
-    await createPlaylists(names);
+    await cluster.createPlaylists(names);
     await waitFor(
       async () => {
         const lines = (await readRecord(record)).filter((l) => l.identity === 'alpha');
@@ -155,7 +112,7 @@ describe('reliability: operator processes killed with SIGKILL', () => {
     const killedAt = Date.now();
     await bravo.line(/^leader: bravo \(this process\)/, LEASE.leaseDurationMs * 4);
     const takeoverMs = Date.now() - killedAt;
-    await waitFor(() => allReady(names), { timeoutMs: 60_000, intervalMs: 100, what: 'every Playlist Ready under the new leader' });
+    await waitFor(() => cluster.allReady(names), { timeoutMs: 60_000, intervalMs: 100, what: 'every Playlist Ready under the new leader' });
 
     const lines = await readRecord(record);
     const endedBy = (identity: string): Set<string> => new Set(lines.filter((l) => l.identity === identity && l.phase === 'end').map((l) => l.key));

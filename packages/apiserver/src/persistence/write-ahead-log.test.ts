@@ -7,6 +7,7 @@ import { WalError, WriteAheadLog, walFileName } from './write-ahead-log.js';
 import type { FsyncPolicy, WalRecord } from './write-ahead-log.js';
 import { encodeRecord } from './wal-record-codec.js';
 import { isWalCorruptionError } from './wal-corruption-error.js';
+import { waitFor } from '../testing/eventually.js';
 
 const dirs: string[] = [];
 after(async () => {
@@ -25,14 +26,6 @@ async function reopen(dir: string, fsync: FsyncPolicy = 'always') {
   const opened = await WriteAheadLog.open(dir, { fsync });
   await opened.log.close();
   return opened;
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 /** A log of four records whose second one has a flipped byte: damage with two intact records after it. */
@@ -106,7 +99,7 @@ describe('WriteAheadLog', () => {
     const { log } = await WriteAheadLog.open(dir, { fsync: 'batch' });
     await log.append(put(1));
     await log.append(put(2));
-    await waitFor(() => log.stats.fsyncs >= 1, 2000);
+    await waitFor(() => log.stats.fsyncs >= 1, { timeoutMs: 2000, intervalMs: 2, what: 'the batched fsync' });
     assert.ok(log.stats.fsyncs <= 2);
     await log.close();
   });

@@ -11,6 +11,7 @@ import { newController } from '../reconcile/reconcile-controller.js';
 import type { K8sDiffResult, K8sPhaseReconciler, K8sReconciler, Reconciler } from './reconciler.js';
 import { newStdK8sReconciler } from './std-k8s-reconciler.js';
 import { newStdReconciler } from './std-reconciler.js';
+import { testCrd } from '../test-crd.test-helper.js';
 
 const NS = 'default';
 const FINALIZER = 'extra.test.kubeloop.dev/finalizer';
@@ -136,33 +137,14 @@ describe('operator-sdk-extra reconcilers against the embedded API server', () =>
     configMaps = cluster.client(ConfigMapKind);
     events = cluster.client(EventKind);
     recorder = new ClientEventRecorder(events, { component: 'extra-test' });
-    await cluster.client(CustomResourceDefinitionKind).create({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'gadgets.extra.test.kubeloop.dev' },
-      spec: {
+    await cluster.client(CustomResourceDefinitionKind).create(
+      testCrd({
         group: 'extra.test.kubeloop.dev',
-        scope: 'Namespaced',
-        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: { type: 'object', properties: { size: { type: 'integer' } } },
-                  status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                },
-              },
-            },
-          },
-        ],
-      },
-    });
+        kind: 'Gadget',
+        spec: { size: { type: 'integer' } },
+        status: { conditions: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+      }),
+    );
     gadgets = cluster.client(GadgetKind);
     const gadgetController = newController({
       kind: GadgetKind,

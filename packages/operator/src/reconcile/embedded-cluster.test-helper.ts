@@ -1,6 +1,6 @@
 /**
  * Integration-test plumbing of the front-ends: an embedded API server on 127.0.0.1:0, typed clients
- * for it over one shared HTTP transport, and a polling `waitFor`.
+ * for it over one shared HTTP transport, and the test kit's polling `waitFor` (from @kubeloop/apiserver/testing).
  *
  * Clients talk to the server's URL directly rather than through `createClient(kind, kubeConfig)`:
  * loading a kubeconfig loads @kubernetes/client-node, which costs seconds per test file on a busy
@@ -10,6 +10,8 @@ import { startApiServer } from '@kubeloop/apiserver';
 import type { ApiServer } from '@kubeloop/apiserver';
 import { Client, HttpTransport } from '@kubeloop/resource';
 import type { Kind, KubeObject } from '@kubeloop/resource';
+
+export { waitFor } from '@kubeloop/apiserver/testing';
 
 /** A running embedded API server and a way to get clients for it. */
 export interface EmbeddedCluster {
@@ -31,14 +33,4 @@ export async function startEmbeddedCluster(): Promise<EmbeddedCluster> {
       await server.stop();
     },
   };
-}
-
-/** Polls `condition` (sync or async) every 10 ms until it holds; throws after `timeoutMs` (default 10 s) with `what`. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, options: { timeoutMs?: number; what?: string } = {}): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`waitFor: ${options.what ?? 'condition'} not met in time`);
-    await new Promise<void>((resolve) => setTimeout(resolve, 10));
-  }
 }

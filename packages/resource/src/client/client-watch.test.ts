@@ -1,4 +1,4 @@
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { defineKind } from '../define-kind.js';
@@ -181,11 +181,11 @@ describe('Client.watch over HTTP', () => {
   });
 
   test('keeps a watch open beyond the request timeout of the transport', async () => {
-    // The timeout only bounds the wait for the response headers, which must arrive within it: 1 s is ample
-    // on a loaded machine. The stream then stays open until the request's timer, had it stayed armed, has
-    // fired, whatever the load: Node fires timers in order of due time, and a timer of the same duration
-    // set after the watch opened is due later.
+    // The transport's request timer runs on mocked timers (sockets keep their own, real ones): the response
+    // headers arrive over real HTTP, then the clock is moved past the timeout, which would fire that timer
+    // had it stayed armed, before the stream ends.
     const timeoutMs = 1000;
+    mock.timers.enable({ apis: ['setTimeout'] });
     const quick = new HttpTransport({ server: server.url, defaultTimeoutMs: timeoutMs });
     let finishStream: (() => void) | undefined;
     try {
@@ -196,10 +196,11 @@ describe('Client.watch over HTTP', () => {
       });
       const watch = await new Client(WidgetKind, quick).watch('ns1');
       const events = collect(watch);
-      await new Promise((resolve) => setTimeout(resolve, timeoutMs));
+      mock.timers.tick(timeoutMs);
       finishStream!();
       assert.deepEqual(await events, ['ADDED a', 'ADDED b']);
     } finally {
+      mock.timers.reset();
       quick.close();
     }
   });
