@@ -12,19 +12,8 @@ import type { ApiServer } from '@kubeloop/apiserver';
 import { Client, ConfigMapKind, HttpTransport, NamespaceKind } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
 import { InformerController, KubernetesBasedInformer, ReconcileAction, SimpleReconciler, noopLogger } from '@kubeloop/operator';
+import { Prng } from '@kubeloop/apiserver/testing';
 import { waitFor } from './support/wait-for.js';
-
-/** mulberry32: the same write program on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('a controller through mid-line watch drops under steady writes (real HTTP)', () => {
   let server: ApiServer;
@@ -72,7 +61,8 @@ describe('a controller through mid-line watch drops under steady writes (real HT
       const running = controller.run(stop.signal);
       await informer.waitForSync(AbortSignal.timeout(10_000));
 
-      const random = prng(0x9ad + dropEvery);
+      const rng = new Prng(0x9ad + dropEvery);
+      const random = (): number => rng.next();
       const expected = new Map<string, string>();
       let callsAtFirstDrop = -1;
       for (let write = 1; write <= 400; write++) {

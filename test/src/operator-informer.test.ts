@@ -11,19 +11,8 @@ import { Client, ConfigMapKind, HttpTransport, isNotFound } from '@kubeloop/reso
 import type { ConfigMap, KubeObject } from '@kubeloop/resource';
 import { JitteredExponentialBackoff, KubernetesBasedInformer, SimpleWatcher } from '@kubeloop/operator';
 import type { InformerErrorPhase, ListWatchClient, PatchClient, RelistReason } from '@kubeloop/operator';
+import { Prng } from '@kubeloop/apiserver/testing';
 import { waitFor } from './support/wait-for.js';
-
-/** A small deterministic PRNG (mulberry32): the fault schedule is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What handlers saw, as a cache rebuilt from events only. */
 class EventMirror {
@@ -94,7 +83,8 @@ describe('KubernetesBasedInformer against the embedded API server', () => {
     const { informer, mirror, errors, relists, stop, running } = start(ns, { pageSize: 7 });
     await informer.waitForSync(AbortSignal.timeout(10_000));
 
-    const random = prng(0x5eed);
+    const rng = new Prng(0x5eed);
+    const random = (): number => rng.next();
     const expected = new Map<string, ConfigMap>();
     const names = Array.from({ length: 30 }, (_, i) => `load-${i}`);
     for (let op = 0; op < 400; op++) {
