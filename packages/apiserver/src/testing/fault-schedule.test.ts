@@ -194,6 +194,8 @@ describe('TestEnv with fault schedules', () => {
       assert.notEqual(env.server, before, 'a new server');
       assert.equal(env.server.url, url);
       assert.deepEqual((await configMaps.get({ namespace: 'default', name: 'kept' })).data, { a: '1' });
+      await Promise.all([env.restart(), env.restart()]); // one at a time, not two servers on one data directory
+      assert.deepEqual((await configMaps.get({ namespace: 'default', name: 'kept' })).data, { a: '1' });
     } finally {
       await env.stop();
     }

@@ -137,7 +137,8 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       ensureCrd: (crd, ensureOptions) => ensureCrd(transport, crd, ensureOptions),
       restart: () => {
         if (stopping !== undefined) return Promise.reject(new Error('restart: the environment is stopped'));
-        restarting = restart();
+        // One restart at a time: a second call waits for the first, then restarts again.
+        restarting = (restarting ?? Promise.resolve()).catch(() => undefined).then(restart);
         return restarting;
       },
       runFaultSchedule: (schedule, runOptions) => {
