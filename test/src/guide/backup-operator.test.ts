@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMapKind, findCondition } from '@kubeloop/resource';
-import { JitteredExponentialBackoff, createOrUpdate, exponentialBackoffRetryPolicy, noopLogger } from '@kubeloop/operator';
+import { JitteredExponentialBackoff, createOrPatch, exponentialBackoffRetryPolicy, noopLogger } from '@kubeloop/operator';
 import { eventually, faultSchedule, runController, startTestEnv } from '@kubeloop/apiserver/testing';
 import type { StopController, TestEnv } from '@kubeloop/apiserver/testing';
 import { BackupCrd, BackupKind, createBackupOperator } from './backup-operator.js';
@@ -75,9 +75,10 @@ test('it converges through a seeded fault schedule', async () => {
   });
   await env.runFaultSchedule(schedule, {
     // After each fault, a write the operator must follow; choices drawn from `rng` replay with the seed.
+    // A patch, not an update: the operator writes the status meanwhile, and an update would get 409.
     between: async ({ rng }) => {
       const metadata = { name: rng.pick(['hourly', 'daily', 'monthly']), namespace: 'shop' };
-      await createOrUpdate(backups, { apiVersion: 'backup.example.com/v1', kind: 'Backup', metadata }, (backup) => {
+      await createOrPatch(backups, { apiVersion: 'backup.example.com/v1', kind: 'Backup', metadata }, (backup) => {
         backup.spec = { source: `pvc/disk-${rng.int(0, 9)}` };
       });
     },
