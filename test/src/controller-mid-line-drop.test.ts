@@ -12,7 +12,7 @@ import type { ApiServer } from '@kubeloop/apiserver';
 import { Client, ConfigMapKind, HttpTransport, NamespaceKind } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
 import { InformerController, KubernetesBasedInformer, ReconcileAction, SimpleReconciler, noopLogger } from '@kubeloop/operator';
-import { seededRandom } from './support/seeded-random.js';
+import { Prng } from '@kubeloop/apiserver/testing';
 import { waitFor } from './support/wait-for.js';
 
 describe('a controller through mid-line watch drops under steady writes (real HTTP)', () => {
@@ -61,7 +61,8 @@ describe('a controller through mid-line watch drops under steady writes (real HT
       const running = controller.run(stop.signal);
       await informer.waitForSync(AbortSignal.timeout(10_000));
 
-      const random = seededRandom(0x9ad + dropEvery);
+      const rng = new Prng(0x9ad + dropEvery);
+      const random = (): number => rng.next();
       const expected = new Map<string, string>();
       let callsAtFirstDrop = -1;
       for (let write = 1; write <= 400; write++) {

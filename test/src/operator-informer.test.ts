@@ -11,7 +11,7 @@ import { Client, ConfigMapKind, HttpTransport, isNotFound } from '@kubeloop/reso
 import type { ConfigMap, KubeObject } from '@kubeloop/resource';
 import { JitteredExponentialBackoff, KubernetesBasedInformer, SimpleWatcher } from '@kubeloop/operator';
 import type { InformerErrorPhase, ListWatchClient, PatchClient, RelistReason } from '@kubeloop/operator';
-import { seededRandom } from './support/seeded-random.js';
+import { Prng } from '@kubeloop/apiserver/testing';
 import { waitFor } from './support/wait-for.js';
 
 /** What handlers saw, as a cache rebuilt from events only. */
@@ -83,7 +83,8 @@ describe('KubernetesBasedInformer against the embedded API server', () => {
     const { informer, mirror, errors, relists, stop, running } = start(ns, { pageSize: 7 });
     await informer.waitForSync(AbortSignal.timeout(10_000));
 
-    const random = seededRandom(0x5eed);
+    const rng = new Prng(0x5eed);
+    const random = (): number => rng.next();
     const expected = new Map<string, ConfigMap>();
     const names = Array.from({ length: 30 }, (_, i) => `load-${i}`);
     for (let op = 0; op < 400; op++) {

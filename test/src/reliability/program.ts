@@ -3,7 +3,7 @@
  * server, generated from a seed. Steps are plain data (JSON), so a program can be printed, shrunk,
  * saved and replayed exactly.
  */
-import { Prng } from './prng.js';
+import { Prng } from '@kubeloop/apiserver/testing';
 
 /** The two kinds a program writes: a custom resource with a status subresource, and ConfigMaps. */
 export type ObjectKind = 'gadget' | 'configmap';

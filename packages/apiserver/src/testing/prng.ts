@@ -1,6 +1,8 @@
 /**
  * A small seeded pseudo-random generator (sfc32, seeded through splitmix32): one seed gives the same
- * program on every machine and Node version, which `Math.random` cannot promise.
+ * fault schedule (and the same reliability program in kubeloop's own suite) on every machine and
+ * Node version, which `Math.random` cannot promise. Exported so that a test can derive its own
+ * seeded choices (which objects to write) from the seed it reports.
  */
 
 /** Deterministic random choices from a 32-bit seed. */
