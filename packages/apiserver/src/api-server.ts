@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import type { KubeObject } from '@kubeloop/resource';
 import { configMapType, eventType, leaseType, namespaceType, secretType } from './builtin-resources.js';
+import { builtinKinds } from './builtin/builtin-kind-table.js';
+import { modelResourceType } from './builtin/model-resource-type.js';
 import { crdType } from './crd-resource.js';
 import { FaultInjector } from './faults.js';
 import { GarbageCollector } from './garbage-collector.js';
@@ -97,7 +99,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     throw new RangeError(`maxWatchBufferBytes must be a positive integer, got ${maxWatchBufferBytes}`);
   }
   const registry = new ResourceRegistry();
-  for (const type of [namespaceType, configMapType, secretType, eventType, leaseType, crdType]) registry.add(type);
+  for (const type of [namespaceType, configMapType, secretType, eventType, leaseType]) registry.add(type);
+  for (const kind of builtinKinds) registry.add(modelResourceType(kind));
+  registry.add(crdType);
 
   let log: WriteAheadLog | undefined;
   let replayed: Replayed = { objects: new Map(), maxRv: 0 };

@@ -40,6 +40,7 @@ import { generatedName } from './name-validation.js';
 import type { ObjectStore } from './object-store.js';
 import { canonicalObject, metadataTypeProblem, newFinalizersWhileDeleting, validateObjectMeta } from './object-meta.js';
 import { acceptedPatchTypes, patchMediaTypes } from './patch-media-types.js';
+import { replicasOfScale, scaleOf, writePath } from './scale-subresource.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, isPatchError } from './patch/index.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf, storeKeyOf } from './resource-type.js';
@@ -67,6 +68,9 @@ export interface WriteOptions {
   /** How unknown fields are handled. Default on the wire: `Warn`. */
   readonly fieldValidation: FieldValidation;
 }
+
+/** What an update writes: the main resource, `/status`, or a namespace's `/finalize` (only `spec.finalizers`). */
+export type WriteSubresource = 'status' | 'finalize' | undefined;
 
 /** The outcome of a create, update or patch. */
 export interface WriteResult {
@@ -294,7 +298,7 @@ export class ObjectService {
     namespace: string | undefined,
     name: string,
     body: unknown,
-    opts: WriteOptions & { readonly subresource: 'status' | undefined },
+    opts: WriteOptions & { readonly subresource: WriteSubresource },
   ): Promise<WriteResult> {
     return this.#store.exclusive(async () => {
       const existing = this.get(type, namespace, name);
@@ -380,7 +384,7 @@ export class ObjectService {
     version: string,
     existing: StoredObject,
     input: KubeObject,
-    opts: WriteOptions & { readonly subresource: 'status' | undefined },
+    opts: WriteOptions & { readonly subresource: WriteSubresource },
     requireResourceVersion: boolean,
     warnings: string[],
   ): Promise<WriteResult> {
@@ -403,6 +407,10 @@ export class ObjectService {
       next = clone(old);
       if (input.status === undefined) delete next.status;
       else next.status = input.status;
+    } else if (opts.subresource === 'finalize') {
+      next = clone(old);
+      const finalizers = (input.spec as { finalizers?: unknown } | undefined)?.finalizers;
+      next.spec = { ...(old.spec as Record<string, unknown> | undefined), finalizers: Array.isArray(finalizers) ? finalizers : [] };
     } else {
       next = input;
       const meta = next.metadata;
@@ -432,7 +440,7 @@ export class ObjectService {
     if (problems.length === 0) problems.push(...(type.validate?.(next, old, version) ?? []));
     if (problems.length > 0) throw invalid(type, name, problems);
 
-    if (type.hasGeneration && opts.subresource !== 'status' && specChanged(type, old, next)) {
+    if (type.hasGeneration && opts.subresource === undefined && specChanged(type, old, next)) {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     next.metadata.resourceVersion = old.metadata.resourceVersion;
@@ -449,6 +457,30 @@ export class ObjectService {
     const stored = await this.#store.put(storeKey, existing.key, next);
     if (type === crdType) this.#registerCrd(stored.object, old);
     return { stored, created: false, warnings };
+  }
+
+  /** GET of `/scale`: the object's Scale. */
+  getScale(type: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    if (!type.scale) throw notFound(type, name);
+    return scaleOf(type.scale, this.get(type, namespace, name).object);
+  }
+
+  /**
+   * PUT or PATCH of `/scale`: `edit` turns the current Scale into the requested one, whose
+   * `spec.replicas` becomes the object's (a resourceVersion it carries must be current). Answers the new Scale.
+   */
+  updateScale(type: ResourceType, version: string, namespace: string | undefined, name: string, edit: (current: KubeObject) => unknown, opts: WriteOptions): Promise<KubeObject> {
+    const scale = type.scale;
+    if (!scale) throw notFound(type, name);
+    return this.#store.exclusive(async () => {
+      const existing = this.get(type, namespace, name);
+      const requested = replicasOfScale(edit(scaleOf(scale, existing.object)), name);
+      if (requested.resourceVersion !== undefined && requested.resourceVersion !== existing.object.metadata.resourceVersion) throw staleConflict(type, name);
+      const next = clone(existing.object);
+      writePath(next, scale.specReplicasPath, requested.replicas);
+      const result = await this.#update(type, version, existing, next, { ...opts, subresource: undefined }, false, []);
+      return scaleOf(scale, result.stored.object);
+    });
   }
 
   /** DELETE of one object. */

@@ -41,6 +41,18 @@ const sharedSchemas: Record<string, unknown> = {
     type: 'object',
     description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.',
   },
+  'io.k8s.api.autoscaling.v1.Scale': {
+    type: 'object',
+    description: 'Scale represents a scaling request for a resource.',
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }], default: {} },
+      spec: { type: 'object', properties: { replicas: { type: 'integer', format: 'int32' } } },
+      status: { type: 'object', properties: { replicas: { type: 'integer', format: 'int32' }, selector: { type: 'string' } }, required: ['replicas'] },
+    },
+    'x-kubernetes-group-version-kind': [{ group: 'autoscaling', kind: 'Scale', version: 'v1' }],
+  },
   'io.k8s.apimachinery.pkg.apis.meta.v1.Status': {
     type: 'object',
     description: 'Status is a return value for calls that don\'t return other objects.',
@@ -86,7 +98,7 @@ function pathsOf(type: ResourceType, version: string): Record<string, unknown> {
   const ns = type.namespaced;
   const patchContent = Object.fromEntries(acceptedPatchTypes(type).map((t) => [t, { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' } }]));
   const patchOp = (subresource: string): Record<string, unknown> => ({
-    description: `partially update ${subresource ? 'status of ' : ''}the specified ${type.kind}`,
+    description: `partially update ${subresource ? `${subresource} of ` : ''}the specified ${type.kind}`,
     operationId: operationId(subresource ? 'patchStatus' : 'patch', type, version, ns),
     parameters: [...writeParams, queryParam('force', 'boolean', 'Force is going to "force" Apply requests.')],
     requestBody: { content: patchContent, required: true },
@@ -126,6 +138,24 @@ function pathsOf(type: ResourceType, version: string): Record<string, unknown> {
       get: { operationId: operationId('readStatus', type, version, ns), responses: ok, 'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': gvk },
       put: { ...item.put, operationId: operationId('replaceStatus', type, version, ns) },
       patch: patchOp('status'),
+      parameters: pathParams,
+    };
+  }
+  if (type.scale) {
+    const scaleRef = { $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' };
+    const scaleJson = { 'application/json': { schema: scaleRef } };
+    const scaleGvk = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+    paths[`${base}/{name}/scale`] = {
+      get: { operationId: operationId('readScale', type, version, ns), responses: { '200': { description: 'OK', content: scaleJson } }, 'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': scaleGvk },
+      put: {
+        operationId: operationId('replaceScale', type, version, ns),
+        parameters: writeParams,
+        requestBody: { content: { '*/*': { schema: scaleRef } }, required: true },
+        responses: { '200': { description: 'OK', content: scaleJson } },
+        'x-kubernetes-action': 'put',
+        'x-kubernetes-group-version-kind': scaleGvk,
+      },
+      patch: { ...patchOp('scale'), operationId: operationId('patchScale', type, version, ns), 'x-kubernetes-group-version-kind': scaleGvk },
       parameters: pathParams,
     };
   }
@@ -169,6 +199,7 @@ export class OpenApiDocuments {
       const schemas: Record<string, unknown> = { ...sharedSchemas };
       for (const type of types) {
         Object.assign(paths, pathsOf(type, version));
+        Object.assign(schemas, type.openApiComponents?.(version));
         schemas[schemaName(type, version)] = type.openApiSchema(version);
       }
       const doc = { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.32.0' }, paths, components: { schemas } };

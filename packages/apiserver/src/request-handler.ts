@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { StoredObject } from './change-event.js';
 import { jsonAtApiVersion } from './change-event.js';
+import { namespaceType } from './builtin-resources.js';
 import { propagationPolicyOf } from './delete-options.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
@@ -16,7 +17,9 @@ import type { ObjectStore } from './object-store.js';
 import type { OpenApiDocuments } from './openapi.js';
 import { decodeProtobufObject, protobufMediaType } from './protobuf-decoding.js';
 import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
+import { isPatchError } from './patch/index.js';
 import { parseRoute } from './request-route.js';
+import { patchScale } from './scale-subresource.js';
 import type { ResourceRoute } from './request-route.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf } from './resource-type.js';
@@ -56,6 +59,23 @@ function sendStatusError(res: ServerResponse, err: StatusError): void {
 function warningHeaders(warnings: readonly string[]): Record<string, string[]> | undefined {
   if (warnings.length === 0) return undefined;
   return { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
+}
+
+/** Whether `type` has the named subresource. */
+function servesSubresource(type: ResourceType, subresource: string): boolean {
+  if (subresource === 'status') return type.statusSubresource;
+  if (subresource === 'scale') return type.scale !== undefined;
+  return subresource === 'finalize' && type === namespaceType;
+}
+
+/** Runs a patch engine, turning its typed errors into Status errors. */
+function runPatch<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (isPatchError(err)) throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: err.reason, code: err.status });
+    throw err;
+  }
 }
 
 function fieldValidationOf(params: URLSearchParams): FieldValidation {
@@ -142,13 +162,14 @@ export class RequestHandler {
     const type = registry.find(route.group, route.version, route.plural);
     if (!type) throw pathNotFound();
     if (route.namespace !== undefined && !type.namespaced) throw pathNotFound();
-    if (route.subresource !== undefined && (route.subresource !== 'status' || !type.statusSubresource)) throw pathNotFound();
+    if (route.subresource !== undefined && !servesSubresource(type, route.subresource)) throw pathNotFound();
     // A namespaced object is addressed with its namespace; only collections may omit it.
     if (type.namespaced && route.namespace === undefined && route.name !== undefined) throw pathNotFound();
     const version = route.version;
     const namespace = route.namespace;
     const name = route.name;
     const subresource = route.subresource === 'status' ? 'status' : undefined;
+    if (route.subresource === 'scale' || route.subresource === 'finalize') return this.#otherSubresource(req, res, type, version, namespace, name as string, route.subresource, params);
     const method = req.method ?? 'GET';
     const watch = route.legacyWatch || params.get('watch') === 'true' || params.get('watch') === '1';
 
@@ -253,6 +274,40 @@ export class RequestHandler {
     details.kind = type.plural;
     details.uid = result.stored.object.metadata.uid;
     return sendJson(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
+  }
+
+  /** `/scale` (GET, PUT, PATCH) and a namespace's `/finalize` (PUT). */
+  async #otherSubresource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    type: ResourceType,
+    version: string,
+    namespace: string | undefined,
+    name: string,
+    subresource: 'scale' | 'finalize',
+    params: URLSearchParams,
+  ): Promise<void> {
+    const { service } = this.#deps;
+    const method = req.method ?? 'GET';
+    const write: WriteOptions = { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params) };
+    if (subresource === 'finalize') {
+      if (method !== 'PUT') throw methodNotAllowed();
+      const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind);
+      const result = await service.update(type, version, namespace, name, body, { ...write, subresource: 'finalize' });
+      return sendJson(res, 200, this.#objectJson(type, version, result.stored));
+    }
+    if (method === 'GET') return sendJson(res, 200, JSON.stringify(service.getScale(type, namespace, name)));
+    if (method === 'PUT') {
+      const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale');
+      return sendJson(res, 200, JSON.stringify(await service.updateScale(type, version, namespace, name, () => body, write)));
+    }
+    if (method === 'PATCH') {
+      const text = (await readBody(req, this.#deps.maxBodyBytes)).toString('utf8');
+      const mediaType = mediaTypeOf(req);
+      const scale = await service.updateScale(type, version, namespace, name, (current) => runPatch(() => patchScale(current, text, mediaType)), write);
+      return sendJson(res, 200, JSON.stringify(scale));
+    }
+    throw methodNotAllowed();
   }
 
   /** A list page as a Table: one row per object, the list's metadata. */

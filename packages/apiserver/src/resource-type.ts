@@ -62,6 +62,20 @@ export interface ResourceType {
   prepareUpdate?(obj: KubeObject, old: KubeObject): void;
   /** The OpenAPI v3 schema of the kind at a version (for `/openapi/v3`). */
   openApiSchema(version: string): Record<string, unknown>;
+  /** Schemas the kind's schema refers to (`#/components/schemas/NAME`), by name. Default: none. */
+  openApiComponents?(version: string): Record<string, unknown>;
+  /** The `/scale` subresource, when the kind has one. */
+  readonly scale?: ScaleSubresource;
+}
+
+/** Where a kind keeps what its `/scale` subresource (an autoscaling/v1 Scale) reads and writes. */
+export interface ScaleSubresource {
+  /** Dotted path of the desired replicas (`spec.replicas`). */
+  readonly specReplicasPath: string;
+  /** Dotted path of the observed replicas (`status.replicas`). */
+  readonly statusReplicasPath: string;
+  /** The label selector text the Scale reports in `status.selector` ('' when none). */
+  selector(obj: KubeObject): string;
 }
 
 /** One printer column (CRD `additionalPrinterColumns`). */
