@@ -18,6 +18,7 @@ import type { OpenApiDocuments } from './openapi.js';
 import { decodeProtobufObject, protobufMediaType } from './protobuf-decoding.js';
 import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
 import { isPatchError } from './patch/index.js';
+import { queryBool } from './query-bool.js';
 import { parseRoute } from './request-route.js';
 import { patchScale } from './scale-subresource.js';
 import type { ResourceRoute } from './request-route.js';
@@ -171,7 +172,7 @@ export class RequestHandler {
     const subresource = route.subresource === 'status' ? 'status' : undefined;
     if (route.subresource === 'scale' || route.subresource === 'finalize') return this.#otherSubresource(req, res, type, version, namespace, name as string, route.subresource, params);
     const method = req.method ?? 'GET';
-    const watch = route.legacyWatch || params.get('watch') === 'true' || params.get('watch') === '1';
+    const watch = route.legacyWatch || queryBool(params, 'watch') === true;
 
     let verb: FaultVerb;
     if (method === 'GET') verb = name === undefined ? (watch ? 'watch' : 'list') : 'get';
