@@ -232,7 +232,7 @@ export const cronJobPrinter: TablePrinter = {
     const jobSpec = map(map(spec.jobTemplate).spec);
     const { names, images } = containersOf(map(map(jobSpec.template).spec));
     const last = status.lastScheduleTime ? timestampAge(status.lastScheduleTime, now) : '<none>';
-    return [obj.metadata.name, str(spec.schedule), str(spec.timeZone) || '<none>', spec.suspend === true, maps(status.active).length, last, ageCell(obj, now), names, images, selectorText(jobSpec.selector)];
+    return [obj.metadata.name, str(spec.schedule), str(spec.timeZone) || '<none>', spec.suspend === true ? 'True' : 'False', maps(status.active).length, last, ageCell(obj, now), names, images, selectorText(jobSpec.selector)];
   },
 };
 
