@@ -41,13 +41,25 @@ import type { ObjectStore } from './object-store.js';
 import { canonicalObject, metadataTypeProblem, newFinalizersWhileDeleting, validateObjectMeta } from './object-meta.js';
 import { acceptedPatchTypes, patchMediaTypes } from './patch-media-types.js';
 import { replicasOfScale, scaleOf, writePath } from './scale-subresource.js';
-import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, isPatchError } from './patch/index.js';
+import {
+  ApplyConflictError,
+  applyJsonPatch,
+  applyMergePatch,
+  applyServerSideApply,
+  applyStrategicMergePatch,
+  isPatchError,
+  managedFieldsAfterUpdate,
+  managerFromUserAgent,
+  strategyFor,
+} from './patch/index.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf, storeKeyOf } from './resource-type.js';
 import type { FieldValidation, ResourceType } from './resource-type.js';
 import {
   StatusError,
   alreadyExists,
+  applyConflict,
+  forbiddenValue,
   badRequest,
   conflict,
   forbidden,
@@ -67,7 +79,18 @@ export interface WriteOptions {
   readonly dryRun: boolean;
   /** How unknown fields are handled. Default on the wire: `Warn`. */
   readonly fieldValidation: FieldValidation;
+  /** The `fieldManager` parameter. Default: none (an update's manager then comes from {@link userAgent}). */
+  readonly fieldManager?: string | undefined;
+  /** The request's User-Agent, whose program name manages an update without `fieldManager`. Default: none (no managedFields entry). */
+  readonly userAgent?: string | undefined;
 }
+
+/** What #create and #update are told besides the request's options. */
+type InternalWrite = WriteOptions & {
+  readonly subresource: WriteSubresource;
+  /** The write is a server-side apply: its managedFields are already set. */
+  readonly applied?: boolean;
+};
 
 /** What an update writes: the main resource, `/status`, or a namespace's `/finalize` (only `spec.finalizers`). */
 export type WriteSubresource = 'status' | 'finalize' | undefined;
@@ -251,7 +274,7 @@ export class ObjectService {
     });
   }
 
-  async #create(type: ResourceType, version: string, input: KubeObject, opts: WriteOptions, warnings: string[]): Promise<WriteResult> {
+  async #create(type: ResourceType, version: string, input: KubeObject, opts: WriteOptions & { readonly applied?: boolean }, warnings: string[]): Promise<WriteResult> {
     let obj = input;
     const meta = obj.metadata;
     if (type.namespaced) this.#checkNamespaceAcceptsCreate(type, meta.namespace ?? '', meta.name || meta.generateName || '');
@@ -269,6 +292,7 @@ export class ObjectService {
     const problems = validateObjectMeta(meta, type.nameRule, true);
     if (problems.length === 0) problems.push(...(type.validate?.(obj, undefined, version) ?? []));
     if (problems.length > 0) throw invalid(type, meta.name || meta.generateName || '', problems);
+    if (!opts.applied) this.#recordUpdate(type, version, undefined, obj, opts, undefined);
 
     const storeKey = storeKeyOf(type);
     let key: string;
@@ -317,13 +341,17 @@ export class ObjectService {
     name: string,
     body: string,
     mediaType: string,
-    opts: WriteOptions & { readonly subresource: 'status' | undefined; readonly fieldManager: string | undefined },
+    opts: WriteOptions & { readonly subresource: 'status' | undefined; readonly force?: boolean | undefined },
   ): Promise<WriteResult> {
     const format = patchMediaTypes[mediaType];
     if (format === undefined || (format === 'strategic' && type.custom)) throw unsupportedMediaType(acceptedPatchTypes(type));
     if (format === 'apply' && !opts.fieldManager) {
       throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [requiredValue('fieldManager', 'is required for apply patch')]);
     }
+    if (format !== 'apply' && opts.force !== undefined) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [forbiddenValue('force', 'may not be specified for non-apply patch')]);
+    }
+    const applyOptions = { force: opts.force ?? false, subresource: opts.subresource };
     let patch: unknown;
     try {
       patch = format === 'apply' ? parseYaml(body) : JSON.parse(body);
@@ -336,10 +364,10 @@ export class ObjectService {
       const apiVersion = apiVersionOf(type, version);
       if (!existing) {
         if (format !== 'apply' || opts.subresource) throw notFound(type, name);
-        const applied = this.#runPatch(() => applyServerSideApply(undefined, patch as Record<string, unknown>, opts.fieldManager ?? ''));
+        const applied = this.#runPatch(() => applyServerSideApply(undefined, patch as Record<string, unknown>, opts.fieldManager ?? '', applyOptions));
         const obj = this.#prepareBody(type, version, applied, namespace, name);
         const decoded = this.#decode(type, version, obj, opts.fieldValidation);
-        return this.#create(type, version, decoded.obj, opts, decoded.warnings);
+        return this.#create(type, version, decoded.obj, { ...opts, applied: true }, decoded.warnings);
       }
       // Every patch engine works on a copy of its input: a shallow one with the requested apiVersion is enough here.
       const current: Record<string, unknown> = { ...existing.object, apiVersion };
@@ -354,7 +382,7 @@ export class ObjectService {
             throw badRequest(`the API version in the data (${String(applied.apiVersion)}) does not match the expected API version (${apiVersion})`);
           }
         }
-        patched = this.#runPatch(() => applyServerSideApply(current, patch as Record<string, unknown>, opts.fieldManager ?? ''));
+        patched = this.#runPatch(() => applyServerSideApply(current, patch as Record<string, unknown>, opts.fieldManager ?? '', applyOptions));
       } else if (format === 'json') patched = this.#runPatch(() => applyJsonPatch(current, patch));
       else if (format === 'merge') patched = this.#runPatch(() => applyMergePatch(current, patch));
       else patched = this.#runPatch(() => applyStrategicMergePatch(current, patch));
@@ -364,7 +392,7 @@ export class ObjectService {
       if (rv && rv !== existing.object.metadata.resourceVersion) throw staleConflict(type, name);
       keepManagedFields(obj, existing.object);
       const decoded = this.#decode(type, version, obj, opts.fieldValidation);
-      return this.#update(type, version, existing, decoded.obj, opts, false, decoded.warnings);
+      return this.#update(type, version, existing, decoded.obj, { ...opts, applied: format === 'apply' }, false, decoded.warnings);
     });
   }
 
@@ -372,6 +400,7 @@ export class ObjectService {
     try {
       return fn();
     } catch (err) {
+      if (err instanceof ApplyConflictError) throw applyConflict(err);
       if (isPatchError(err)) {
         throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: err.reason, code: err.status });
       }
@@ -384,7 +413,7 @@ export class ObjectService {
     version: string,
     existing: StoredObject,
     input: KubeObject,
-    opts: WriteOptions & { readonly subresource: WriteSubresource },
+    opts: InternalWrite,
     requireResourceVersion: boolean,
     warnings: string[],
   ): Promise<WriteResult> {
@@ -444,6 +473,9 @@ export class ObjectService {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     next.metadata.resourceVersion = old.metadata.resourceVersion;
+    // A request that sent `managedFields: []` resets them (they were kept from `old` when left out).
+    const reset = next.metadata.managedFields === undefined && old.metadata.managedFields !== undefined;
+    if (!opts.applied && !reset) this.#recordUpdate(type, version, old, next, opts, opts.subresource);
     next = canonicalObject(next, []);
     if (jsonEqual(old, next)) return { stored: existing, created: false, warnings };
 
@@ -603,6 +635,22 @@ export class ObjectService {
   }
 
   // --- helpers ---
+
+  /** Sets `obj`'s managedFields after an Update by the request's manager (none known: left as they are). */
+  #recordUpdate(type: ResourceType, version: string, old: KubeObject | undefined, obj: KubeObject, opts: WriteOptions, subresource: WriteSubresource): void {
+    const manager = opts.fieldManager ?? (opts.userAgent !== undefined ? managerFromUserAgent(opts.userAgent) : undefined);
+    if (manager === undefined) return;
+    const apiVersion = apiVersionOf(type, version);
+    const entries = managedFieldsAfterUpdate(old, obj, {
+      manager,
+      apiVersion,
+      subresource,
+      now: new Date(),
+      strategy: strategyFor(obj.apiVersion, obj.kind),
+    });
+    if (entries) obj.metadata.managedFields = entries;
+    else delete obj.metadata.managedFields;
+  }
 
   #dryRunStored(obj: KubeObject, key: string): StoredObject {
     const rv = Number(obj.metadata.resourceVersion ?? '0');

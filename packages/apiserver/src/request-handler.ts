@@ -85,6 +85,11 @@ function fieldValidationOf(params: URLSearchParams): FieldValidation {
   return 'Warn';
 }
 
+/** The options every write takes from its request. */
+function writeOptionsOf(req: IncomingMessage, params: URLSearchParams): WriteOptions {
+  return { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params), fieldManager: params.get('fieldManager') ?? undefined, userAgent: req.headers['user-agent'] };
+}
+
 function dryRunOf(params: URLSearchParams): boolean {
   return params.getAll('dryRun').includes('All');
 }
@@ -190,7 +195,7 @@ export class RequestHandler {
       throw failure;
     }
 
-    const write: WriteOptions = { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params) };
+    const write = writeOptionsOf(req, params);
     switch (verb) {
       case 'get': {
         if (route.legacyWatch) throw methodNotAllowed();
@@ -227,7 +232,7 @@ export class RequestHandler {
         const result = await service.patch(type, version, namespace, name as string, text, mediaTypeOf(req), {
           ...write,
           subresource,
-          fieldManager: params.get('fieldManager') ?? undefined,
+          force: queryBool(params, 'force'),
         });
         return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
@@ -290,7 +295,7 @@ export class RequestHandler {
   ): Promise<void> {
     const { service } = this.#deps;
     const method = req.method ?? 'GET';
-    const write: WriteOptions = { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params) };
+    const write = writeOptionsOf(req, params);
     if (subresource === 'finalize') {
       if (method !== 'PUT') throw methodNotAllowed();
       const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind);
