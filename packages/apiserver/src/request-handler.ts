@@ -25,7 +25,7 @@ import type { ResourceRoute } from './request-route.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf } from './resource-type.js';
 import type { FieldValidation, ResourceType } from './resource-type.js';
-import { StatusError, badRequest, internalError, methodNotAllowed, pathNotFound } from './status-error.js';
+import { StatusError, badRequest, internalError, invalid, methodNotAllowed, pathNotFound } from './status-error.js';
 import { singleObjectTableJson, tableFormat, tableJson, tableRowJson } from './table/table-encoding.js';
 import { tableRequestOf } from './table/table-request.js';
 import type { TableRequest } from './table/table-request.js';
@@ -87,11 +87,20 @@ function fieldValidationOf(params: URLSearchParams): FieldValidation {
 
 /** The options every write takes from its request. */
 function writeOptionsOf(req: IncomingMessage, params: URLSearchParams): WriteOptions {
-  return { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params), fieldManager: params.get('fieldManager') ?? undefined, userAgent: req.headers['user-agent'] };
+  return { dryRun: dryRunOf(params, req.method ?? 'GET'), fieldValidation: fieldValidationOf(params), fieldManager: params.get('fieldManager') ?? undefined, userAgent: req.headers['user-agent'] };
 }
 
-function dryRunOf(params: URLSearchParams): boolean {
-  return params.getAll('dryRun').includes('All');
+const optionsKinds: Readonly<Record<string, string>> = { POST: 'CreateOptions', PUT: 'UpdateOptions', PATCH: 'PatchOptions', DELETE: 'DeleteOptions' };
+
+/** `dryRun`: only `All` is valid (kube-apiserver's ValidateDryRun: 422 on the request's options kind); reads ignore it. */
+function dryRunOf(params: URLSearchParams, method: string, fromBody: readonly unknown[] = []): boolean {
+  const values = [...params.getAll('dryRun'), ...fromBody];
+  const optionsKind = optionsKinds[method];
+  if (optionsKind && values.some((v) => v !== 'All')) {
+    const shown = `[]string{${values.map((v) => JSON.stringify(String(v))).join(', ')}}`;
+    throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [{ reason: 'FieldValueNotSupported', message: `Unsupported value: ${shown}: supported values: "All"`, field: 'dryRun' }]);
+  }
+  return values.includes('All');
 }
 
 /** Handles one HTTP request. */
@@ -266,7 +275,7 @@ export class RequestHandler {
       if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) options = parsed;
     }
     const preconditions = { uid: params.get('preconditions.uid') ?? options.preconditions?.uid, resourceVersion: params.get('preconditions.resourceVersion') ?? options.preconditions?.resourceVersion };
-    const dryRun = dryRunQuery || (Array.isArray(options.dryRun) && options.dryRun.includes('All'));
+    const dryRun = dryRunQuery || dryRunOf(new URLSearchParams(), 'DELETE', Array.isArray(options.dryRun) ? options.dryRun : []);
     const propagationPolicy = propagationPolicyOf(options, params);
     const { service } = this.#deps;
     if (name === undefined) {
