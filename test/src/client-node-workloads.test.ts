@@ -49,6 +49,22 @@ describe('@kubernetes/client-node with owned Deployments and Services', { timeou
     await server.stop();
   });
 
+  test('over TLS with a bearer token: the kubeconfig CA verifies the server, the token authenticates', async () => {
+    const secured = await startApiServer({ tls: true, token: 'node-token' });
+    try {
+      const kc = new KubeConfig();
+      kc.loadFromString(secured.kubeconfig);
+      assert.equal(kc.getCurrentCluster()?.skipTLSVerify, false);
+      const created = await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace, body: deployment('tls') });
+      assert.equal(created.metadata?.name, 'tls');
+      const wrong = new KubeConfig();
+      wrong.loadFromString(secured.kubeconfig.replace('node-token', 'not-the-token'));
+      await assert.rejects(wrong.makeApiClient(AppsV1Api).listNamespacedDeployment({ namespace }), (err: unknown) => err instanceof ApiException && err.code === 401);
+    } finally {
+      await secured.stop();
+    }
+  });
+
   test('AppsV1Api creates a Deployment with the server defaults, and a selector mismatch is an ApiException 422', async () => {
     const created = await apps.createNamespacedDeployment({ namespace, body: deployment('typed') });
     assert.equal(created.spec?.strategy?.type, 'RollingUpdate');

@@ -109,6 +109,20 @@ spec:
     assert.match(res.stderr, /`selector` does not match template `labels`/);
   });
 
+  test('over TLS with a bearer token, kubectl verifies the server with the kubeconfig CA; a wrong token is refused', async () => {
+    const secured = await startApiServer({ tls: true, token: 'kubectl-token' });
+    try {
+      const client = await Kubectl.create(secured.kubeconfig, await temp.make('kubectl-tls'));
+      assert.match(await client.ok(['create', 'deployment', 'tls', '--image=nginx']), /deployment\.apps\/tls created/);
+      assert.match(await client.ok(['get', 'deployments']), /^tls\s+0\/1\s+/m);
+      const denied = await client.run(['get', 'deployments', '--token=wrong']);
+      assert.notEqual(denied.code, 0);
+      assert.match(denied.stderr, /Unauthorized|must be logged in/);
+    } finally {
+      await secured.stop();
+    }
+  });
+
   test('create job, cronjob, role, rolebinding, serviceaccount and get them back', async () => {
     await kubectl.ok(['create', 'job', 'once', '--image=busybox', '--', 'echo', 'hi']);
     await kubectl.ok(['create', 'cronjob', 'tick', '--image=busybox', '--schedule=*/5 * * * *']);

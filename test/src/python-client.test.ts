@@ -48,4 +48,18 @@ describe('the Python Kubernetes client against the embedded API server', { timeo
       assert.equal(result.stdout.trim(), `ok ${scenario}`);
     });
   }
+
+  test('over TLS with a bearer token (the CA and token from the kubeconfig), CRUD and watch pass', async () => {
+    const secured = await startApiServer({ tls: true, token: 'python-token' });
+    try {
+      const path = join(await temp.make('python-tls'), 'kubeconfig');
+      await writeFile(path, secured.kubeconfig, 'utf8');
+      for (const scenario of ['crud', 'watch']) {
+        const result = await runScenario(path, scenario);
+        assert.equal(result.code, 0, `python3 ${scenario} over TLS failed:\n${result.stdout}\n${result.stderr}`);
+      }
+    } finally {
+      await secured.stop();
+    }
+  });
 });

@@ -7,6 +7,8 @@
  * `default` and `kube-system` namespaces if missing, then listen.
  */
 import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import type { KubeObject } from '@kubeloop/resource';
@@ -17,7 +19,10 @@ import { crdType } from './crd-resource.js';
 import { FaultInjector } from './faults.js';
 import { GarbageCollector } from './garbage-collector.js';
 import type { Faults } from './faults.js';
+import { BearerTokenCheck } from './bearer-token.js';
 import { kubeconfigFor } from './kubeconfig.js';
+import { makeServingCertificates } from './self-signed-certificates.js';
+import { unauthorized } from './status-error.js';
 import { ObjectService, immortalNamespaces } from './object-service.js';
 import { ObjectStore, counterLogKey, parseLogKey } from './object-store.js';
 import { OpenApiDocuments } from './openapi.js';
@@ -50,14 +55,23 @@ export interface ApiServerOptions {
   maxWatchBufferBytes?: number;
   /** Receives diagnostic lines (log corruption found at start, unexpected handler errors). Default: discard. */
   logger?: (line: string) => void;
+  /**
+   * Serve HTTPS with a self-signed CA and serving certificate made at start (for 127.0.0.1,
+   * localhost and `host`); the kubeconfig carries the CA. Default false (plain HTTP).
+   */
+  tls?: boolean;
+  /** Require `Authorization: Bearer <token>` (401 otherwise); the kubeconfig carries it. Default: none (no authentication). */
+  token?: string;
 }
 
 /** A running server. */
 export interface ApiServer {
-  /** `http://host:port`. */
+  /** `http://host:port`, or `https://host:port` with `tls`. */
   readonly url: string;
-  /** Kubeconfig YAML for this server (plain HTTP, `insecure-skip-tls-verify: true`, dummy token). */
+  /** Kubeconfig YAML for this server (plain HTTP with `insecure-skip-tls-verify: true`, or HTTPS with the CA; the token or a dummy one). */
   readonly kubeconfig: string;
+  /** With `tls`: the CA certificate (PEM) clients trust. */
+  readonly caCertificate: string | undefined;
   /** Writes {@link ApiServer.kubeconfig} to a file. */
   writeKubeconfig(path: string): Promise<void>;
   /** Fault injection. */
@@ -175,9 +189,21 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     serverAddress: () => address,
     logger,
   });
-  const server = createServer((req, res) => handler.handle(req, res));
-  server.keepAliveTimeout = 30_000;
+  const tokenCheck = options.token !== undefined ? new BearerTokenCheck(options.token) : undefined;
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    if (tokenCheck && !tokenCheck.allows(req)) {
+      const body = JSON.stringify(unauthorized().status);
+      req.resume();
+      res.writeHead(401, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    handler.handle(req, res);
+  };
   const host = options.host ?? '127.0.0.1';
+  const certificates = options.tls ? makeServingCertificates({ hosts: [host] }) : undefined;
+  const server = certificates ? createTlsServer({ key: certificates.privateKey, cert: certificates.certificate }, listener) : createServer(listener);
+  server.keepAliveTimeout = 30_000;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -193,14 +219,18 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   }
   const port = (server.address() as AddressInfo).port;
   address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  const url = `http://${address}`;
+  const url = `${certificates ? 'https' : 'http'}://${address}`;
   hub.start();
-  const kubeconfig = kubeconfigFor(url);
+  const kubeconfig = kubeconfigFor(url, {
+    ...(certificates && { caCertificate: certificates.caCertificate }),
+    ...(options.token !== undefined && { token: options.token }),
+  });
 
   let stopping: Promise<void> | undefined;
   return {
     url,
     kubeconfig,
+    caCertificate: certificates?.caCertificate,
     faults,
     writeKubeconfig: (path) => writeFile(path, kubeconfig, 'utf8'),
     resourceVersion: () => String(store.resourceVersion),

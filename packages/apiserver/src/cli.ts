@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `kubeloop-apiserver [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--fsync always|batch|never]`
+ * `kubeloop-apiserver [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--fsync always|batch|never] [--tls] [--token T]`
  *
  * Starts the embedded API server, writes its kubeconfig (default `./kubeloop.kubeconfig`),
  * prints exactly one line `kubeloop-apiserver listening on <url>` and runs until SIGINT/SIGTERM.
@@ -10,10 +10,10 @@ import { resolve } from 'node:path';
 import { startApiServer } from './api-server.js';
 import type { ApiServerOptions } from './api-server.js';
 
-const usage = 'usage: kubeloop-apiserver [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--fsync always|batch|never]';
+const usage = 'usage: kubeloop-apiserver [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--fsync always|batch|never] [--tls] [--token T]';
 
 async function main(): Promise<void> {
-  let values: { port?: string; host?: string; 'data-dir'?: string; 'kubeconfig-out'?: string; fsync?: string; help?: boolean };
+  let values: { port?: string; host?: string; 'data-dir'?: string; 'kubeconfig-out'?: string; fsync?: string; tls?: boolean; token?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       options: {
@@ -22,6 +22,8 @@ async function main(): Promise<void> {
         'data-dir': { type: 'string' },
         'kubeconfig-out': { type: 'string' },
         fsync: { type: 'string' },
+        tls: { type: 'boolean' },
+        token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -51,6 +53,14 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     options.fsync = values.fsync;
+  }
+  if (values.tls) options.tls = true;
+  if (values.token !== undefined) {
+    if (values.token === '') {
+      process.stderr.write(`--token must not be empty\n${usage}\n`);
+      process.exit(2);
+    }
+    options.token = values.token;
   }
   const server = await startApiServer(options);
   await server.writeKubeconfig(resolve(values['kubeconfig-out'] ?? 'kubeloop.kubeconfig'));

@@ -5,3 +5,4 @@ export { startApiServer } from './api-server.js';
 export type { ApiServer, ApiServerOptions } from './api-server.js';
 export type { Faults, FailNextRule, FaultVerb } from './faults.js';
 export { kubeconfigFor } from './kubeconfig.js';
+export type { KubeconfigOptions } from './kubeconfig.js';

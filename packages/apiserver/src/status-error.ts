@@ -145,6 +145,11 @@ export function applyConflict(err: { message: string; conflicts: readonly { mana
   return new StatusError(status(409, 'Conflict', err.message, { causes }));
 }
 
+/** 401 Unauthorized: a request without the server's bearer token. */
+export function unauthorized(): StatusError {
+  return new StatusError(status(401, 'Unauthorized', 'Unauthorized'));
+}
+
 /** 400 BadRequest. */
 export function badRequest(message: string): StatusError {
   return new StatusError(status(400, 'BadRequest', message));
