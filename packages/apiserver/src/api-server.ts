@@ -166,6 +166,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     store.load(parsed.storeKey, parsed.key, object);
   }
   if (dropped > 0) logger(`kubeloop-apiserver: dropped ${dropped} replayed objects whose type is no longer served`);
+  for (const type of registry.all()) service.applyReadDefaults(type);
   if (log) store.attachLog(log);
   // After the replay: dependents left dangling by a stop are collected now, through the log.
   collector.start();

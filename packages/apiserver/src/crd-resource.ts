@@ -255,6 +255,9 @@ export function customResourceType(crd: KubeObject): ResourceType {
     validate(obj, _old, version) {
       return validator(version)?.validate(obj) ?? [];
     },
+    defaultOnRead(obj, version) {
+      validator(version)?.applyDefaults?.(obj);
+    },
     openApiSchema(version) {
       const schema = byName.get(version)?.schema?.openAPIV3Schema ?? { type: 'object' };
       const { apiVersion: _a, kind: _k, metadata: _m, ...properties } = (schema.properties ?? {}) as Record<string, unknown>;

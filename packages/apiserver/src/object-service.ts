@@ -761,7 +761,25 @@ export class ObjectService {
     const type = customResourceType(crd);
     this.#store.ensureTable(storeKey);
     this.#registry.add(type);
+    if (previousCrd) this.applyReadDefaults(type);
     this.#types.typeChanged(type, previous);
+  }
+
+  /**
+   * Gives the stored objects of a type the defaults their schema declares and they lack (a
+   * default added to a CRD after they were written): in memory, without a new resourceVersion or
+   * event, as the real server applies defaults when it reads an object. Runs when a CRD changes
+   * and after a restart's replay.
+   */
+  applyReadDefaults(type: ResourceType): void {
+    const defaultOnRead = type.defaultOnRead;
+    if (!defaultOnRead) return;
+    const storeKey = storeKeyOf(type);
+    for (const stored of [...this.#store.values(storeKey)]) {
+      const copy = clone(stored.object);
+      defaultOnRead.call(type, copy, type.storageVersion);
+      if (!jsonEqual(copy, stored.object)) this.#store.load(storeKey, stored.key, canonicalObject(copy, []));
+    }
   }
 
   async #unregisterCrd(crd: KubeObject): Promise<void> {

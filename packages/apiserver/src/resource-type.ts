@@ -56,6 +56,11 @@ export interface ResourceType {
   decode?(obj: KubeObject, version: string): DecodeResult;
   /** Kind-specific validation of a new object (and of an update, given the old one). */
   validate?(obj: KubeObject, old: KubeObject | undefined, version: string): FieldProblem[];
+  /**
+   * Sets, in place, the defaults a stored object lacks (a CRD schema default added after the
+   * object was written), as the real server defaults objects when it reads them. Default: none.
+   */
+  defaultOnRead?(obj: KubeObject, version: string): void;
   /** Server-set fields on create (status of a CRD, phase of a namespace...). */
   prepareCreate?(obj: KubeObject): void;
   /** Server-set fields on update. */
