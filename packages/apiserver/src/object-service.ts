@@ -772,12 +772,11 @@ export class ObjectService {
    * and after a restart's replay.
    */
   applyReadDefaults(type: ResourceType): void {
-    const defaultOnRead = type.defaultOnRead;
-    if (!defaultOnRead) return;
+    if (!type.defaultOnRead) return;
     const storeKey = storeKeyOf(type);
     for (const stored of [...this.#store.values(storeKey)]) {
       const copy = clone(stored.object);
-      defaultOnRead.call(type, copy, type.storageVersion);
+      type.defaultOnRead(copy, type.storageVersion);
       if (!jsonEqual(copy, stored.object)) this.#store.load(storeKey, stored.key, canonicalObject(copy, []));
     }
   }
