@@ -30,6 +30,7 @@ import { namespaceType } from './builtin-resources.js';
 import { jsonAtApiVersion } from './change-event.js';
 import type { StoredObject } from './change-event.js';
 import { encodeContinueToken } from './continue-token.js';
+import { snapshotAt } from './list-snapshot.js';
 import { crdType, customResourceType, storeKeyOfCrd } from './crd-resource.js';
 import { forgetSchemaValidators } from './crd-schema.js';
 import { finalizersAfterDelete } from './delete-options.js';
@@ -62,6 +63,7 @@ import {
   forbiddenValue,
   badRequest,
   conflict,
+  expired,
   forbidden,
   invalid,
   notFound,
@@ -134,6 +136,10 @@ export interface TypeListener {
   typeChanged(type: ResourceType, previous: ResourceType | undefined): void;
   typeRemoved(storeKey: string): void;
 }
+
+/** kube-apiserver's 410 for a continue token whose snapshot is no longer available. */
+const continueTooOld =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
 /** Namespaces that exist from the start and may not be deleted. */
 export const immortalNamespaces: readonly string[] = ['default', 'kube-system'];
@@ -217,16 +223,20 @@ export class ObjectService {
     const storeKey = storeKeyOf(type);
     const current = this.#store.resourceVersion;
     const requested = opts.resourceVersion;
+    let exactRv: number | undefined;
     if (requested !== undefined && requested > 0) {
       if (requested > current) throw resourceVersionTooLarge(requested, current);
-      if (opts.resourceVersionMatch === 'Exact' && requested !== current) {
-        // Only the newest state is kept: an exact read of an older one is as if compacted.
-        throw tooOldResourceVersion(requested, current);
-      }
+      if (opts.resourceVersionMatch === 'Exact' && requested !== current) exactRv = requested;
     }
     const token = opts.continueToken;
-    const listRv = token ? token.rv : current;
-    const keys = this.#store.sortedKeys(storeKey);
+    const listRv = token ? token.rv : (exactRv ?? current);
+    // Later pages (and exact reads of an older state) see the objects as they were at listRv.
+    const snapshot = snapshotAt(this.#store, storeKey, listRv);
+    if (!snapshot) {
+      if (token) throw expired(continueTooOld);
+      throw tooOldResourceVersion(listRv, this.#store.history(storeKey).since);
+    }
+    const keys = snapshot.keys;
     const prefix = namespace !== undefined ? `${namespace}/` : undefined;
     let i = token ? lowerBound(keys, token.start) : prefix ? lowerBound(keys, prefix) : 0;
     if (prefix && token && token.start < prefix) i = lowerBound(keys, prefix);
@@ -237,7 +247,7 @@ export class ObjectService {
     for (; i < keys.length; i++) {
       const key = keys[i] as string;
       if (prefix && !key.startsWith(prefix)) break;
-      const stored = this.#store.get(storeKey, key);
+      const stored = snapshot.get(key);
       if (!stored) continue;
       if (filtered) {
         const obj = stored.object;
