@@ -24,7 +24,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '@kubeloop/resource';
-import { parse as parseYaml } from 'yaml';
+import { checkDeclaredFields, parseApplyBody } from './apply-configuration.js';
 import { decodeError } from './builtin-decoding.js';
 import { namespaceType } from './builtin-resources.js';
 import { jsonAtApiVersion } from './change-event.js';
@@ -363,10 +363,15 @@ export class ObjectService {
     }
     const applyOptions = { force: opts.force ?? false, subresource: opts.subresource };
     let patch: unknown;
-    try {
-      patch = format === 'apply' ? parseYaml(body) : JSON.parse(body);
-    } catch (err) {
-      throw badRequest(`error decoding patch: ${(err as Error).message}`);
+    if (format === 'apply') {
+      patch = parseApplyBody(body);
+      checkDeclaredFields(type, version, patch, namespace, name);
+    } else {
+      try {
+        patch = JSON.parse(body);
+      } catch (err) {
+        throw badRequest(`error decoding patch: ${(err as Error).message}`);
+      }
     }
     return this.#store.exclusive(async () => {
       const storeKey = storeKeyOf(type);
