@@ -1,5 +1,6 @@
 /**
- * `/openapi/v3`: a root listing one document per served group-version, and those documents.
+ * `/openapi/v3`: a root listing one document per served group-version, and those documents
+ * (and `/openapi/v2`, the same converted to one Swagger 2.0 document, see `openapi-v2.ts`).
  * Enough for kubectl: `apply`/`create` with default validation download them, find each kind's
  * PATCH operation by `x-kubernetes-group-version-kind`, see that it takes `fieldValidation`
  * (so validation happens here, server-side) and which patch media types it accepts (strategic
@@ -9,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { ResourceRegistry } from './resource-registry.js';
 import type { ResourceType } from './resource-type.js';
+import { swaggerDocument } from './openapi-v2.js';
 import { acceptedPatchTypes } from './patch-media-types.js';
 
 const sharedSchemas: Record<string, unknown> = {
@@ -177,6 +179,7 @@ export class OpenApiDocuments {
   readonly #registry: ResourceRegistry;
   #revision = -1;
   #documents = new Map<string, CachedDocument>();
+  #v2: string | undefined;
 
   constructor(registry: ResourceRegistry) {
     this.#registry = registry;
@@ -207,7 +210,15 @@ export class OpenApiDocuments {
       documents.set(key, { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() });
     }
     this.#documents = documents;
+    this.#v2 = undefined;
     this.#revision = this.#registry.revision;
+  }
+
+  /** `/openapi/v2`: every group-version in one Swagger 2.0 document (built on first use per revision). */
+  v2(): string {
+    this.#refresh();
+    this.#v2 ??= JSON.stringify(swaggerDocument([...this.#documents.values()].map((d) => JSON.parse(d.body) as Record<string, unknown>)));
+    return this.#v2;
   }
 
   /** `/openapi/v3`. */

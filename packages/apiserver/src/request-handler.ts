@@ -166,6 +166,8 @@ export class RequestHandler {
       }
       case 'openapiRoot':
         return sendJson(res, 200, this.#deps.openapi.root());
+      case 'openapiV2':
+        return sendJson(res, 200, this.#deps.openapi.v2());
       case 'openapiDocument': {
         const doc = this.#deps.openapi.document(route.key);
         if (!doc) throw pathNotFound();

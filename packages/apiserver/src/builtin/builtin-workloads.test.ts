@@ -158,6 +158,20 @@ describe('built-in workloads, services and pods', () => {
     assert.ok(doc.body.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale']);
   });
 
+  test('/openapi/v2 serves the same kinds as one Swagger 2.0 document for older clients', async () => {
+    const res = await req('GET', '/openapi/v2');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.swagger, '2.0');
+    const definitions = res.body.definitions;
+    assert.deepEqual(definitions['io.k8s.api.apps.v1.Deployment']['x-kubernetes-group-version-kind'], [{ group: 'apps', version: 'v1', kind: 'Deployment' }]);
+    assert.equal(definitions.V1DeploymentSpec.properties.template.allOf[0].$ref, '#/definitions/V1PodTemplateSpec');
+    assert.equal(definitions.V1PodSpec.properties.containers['x-kubernetes-patch-merge-key'], 'name');
+    const patch = res.body.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'].patch;
+    assert.ok(patch.consumes.includes('application/strategic-merge-patch+json'));
+    assert.ok(patch.parameters.some((p: { name: string; type?: string }) => p.name === 'fieldValidation' && p.type === 'string'));
+    assert.ok(definitions['io.k8s.api.core.v1.ConfigMap'], 'the hand-written kinds are there too');
+  });
+
   test('a Service gets a cluster IP that survives a PUT leaving it out and may not be changed', async () => {
     const created = await req('POST', services, { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] } });
     assert.equal(created.status, 201, created.text);
