@@ -80,6 +80,11 @@ describe('built-in workloads, services and pods', () => {
     assert.equal(res2.status, 201);
     assert.equal(res2.body.spec.bogus, undefined);
     assert.match(String(res2.headers.warning), /unknown field \\"spec.bogus\\"/);
+    const nested = deployment('nested') as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } };
+    nested.spec.template.spec.containers[0]!.bogus = 1;
+    const res3 = await req('POST', deployments, nested);
+    assert.equal(res3.status, 201);
+    assert.match(String(res3.headers.warning), /unknown field \\"spec.template.spec.containers\[0\].bogus\\"/);
   });
 
   test('the selector of a Deployment is immutable; a spec change bumps generation, a status write does not', async () => {

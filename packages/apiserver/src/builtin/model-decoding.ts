@@ -95,7 +95,8 @@ function decodeFields(obj: Record<string, unknown>, model: ModelDefinition, path
 }
 
 function decodeValue(value: unknown, type: FieldType, path: string, ctx: DecodeContext): string | undefined {
-  const mismatch = (): string => `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${ctx.kind}.${path} of type ${goTypeName(type)}`;
+  // Go names the struct field without list indices and map keys; unknown fields keep them (`spec.containers[0].x`).
+  const mismatch = (): string => `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${ctx.kind}.${path.replace(/\[[^\]]*\]/g, '')} of type ${goTypeName(type)}`;
   if ('model' in type) {
     if (!isObject(value)) return mismatch();
     return decodeFields(value, modelDefinition(type.model), path, ctx, false);
@@ -105,7 +106,7 @@ function decodeValue(value: unknown, type: FieldType, path: string, ctx: DecodeC
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
       if (item === null) continue;
-      const problem = decodeValue(item, type.list, path, ctx);
+      const problem = decodeValue(item, type.list, `${path}[${i}]`, ctx);
       if (problem) return problem;
     }
     return undefined;
@@ -119,7 +120,7 @@ function decodeValue(value: unknown, type: FieldType, path: string, ctx: DecodeC
         value[k] = String(v);
         continue;
       }
-      const problem = decodeValue(v, type.map, path, ctx);
+      const problem = decodeValue(v, type.map, `${path}[${k}]`, ctx);
       if (problem) return problem;
     }
     return undefined;
@@ -129,7 +130,7 @@ function decodeValue(value: unknown, type: FieldType, path: string, ctx: DecodeC
       return typeof value === 'string' ? undefined : mismatch();
     case 'byte':
       if (typeof value !== 'string') return mismatch();
-      return isBase64(value) ? undefined : `illegal base64 data in ${ctx.kind}.${path}`;
+      return isBase64(value) ? undefined : `illegal base64 data in ${ctx.kind}.${path.replace(/\[[^\]]*\]/g, '')}`;
     case 'int32':
     case 'int64':
       return typeof value === 'number' && Number.isInteger(value) ? undefined : mismatch();
