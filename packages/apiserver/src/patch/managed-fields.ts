@@ -12,7 +12,7 @@
  * 3. A field the manager applied before and omits now is removed from the object, unless another
  *    manager owns it (or something below it).
  * 4. Entries left with no fields are dropped. Managers are told apart by name, operation and
- *    subresource, as the real server does.
+ *    subresource, and entries are sorted (Apply first, then by time), as the real server does.
  */
 import { cloneJson, isJsonObject, jsonEqual } from '../json-value.js';
 import type { JsonObject } from '../json-value.js';
@@ -110,11 +110,20 @@ function printedOwner(entry: ManagedFieldsEntry): string {
   return entry.operation === 'Update' ? `${name} using ${entry.apiVersion} at ${entry.time}` : name;
 }
 
-/** The entries after a write: owners with what remains, the writer's entry last; empty owners dropped. */
+/** kube-apiserver's order of entries: by operation (Apply first), time, manager, apiVersion, subresource. */
+function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
+  const keys = (e: ManagedFieldsEntry): string[] => [e.operation, e.time, e.manager, e.apiVersion, e.subresource ?? ''];
+  const a = keys(p);
+  const b = keys(q);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as string) < (b[i] as string) ? -1 : 1;
+  return 0;
+}
+
+/** The entries after a write: owners with what remains and the writer's entry, sorted; empty owners dropped. */
 function finish(owners: Owner[], mine: ManagedFieldsEntry | undefined): ManagedFieldsEntry[] | undefined {
   const entries = owners.filter((o) => o.set.size > 0).map((o) => ({ ...o.entry, fieldsV1: fieldSetToV1(o.set) }));
   if (mine) entries.push(mine);
-  return entries.length > 0 ? entries : undefined;
+  return entries.length > 0 ? entries.sort(compareEntries) : undefined;
 }
 
 /**
