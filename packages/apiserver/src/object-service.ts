@@ -85,8 +85,6 @@ export interface WriteOptions {
   readonly fieldManager?: string | undefined;
   /** The request's User-Agent, whose program name manages an update without `fieldManager`. Default: none (no managedFields entry). */
   readonly userAgent?: string | undefined;
-  /** Keys the JSON body set twice (`spec.a`), reported like unknown fields. Default: none. */
-  readonly duplicateFields?: readonly string[] | undefined;
 }
 
 /** What #create and #update are told besides the request's options. */
@@ -281,7 +279,7 @@ export class ObjectService {
     return this.#store.exclusive(async () => {
       const obj = this.#prepareBody(type, version, body, namespace, undefined);
       if (obj.metadata.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
-      const decoded = this.#decode(type, version, obj, opts.fieldValidation, opts.duplicateFields);
+      const decoded = this.#decode(type, version, obj, opts.fieldValidation);
       return this.#create(type, version, decoded.obj, opts, decoded.warnings);
     });
   }
@@ -340,7 +338,7 @@ export class ObjectService {
       const existing = this.get(type, namespace, name);
       const obj = this.#prepareBody(type, version, body, namespace, name);
       keepManagedFields(obj, existing.object);
-      const decoded = this.#decode(type, version, obj, opts.fieldValidation, opts.duplicateFields);
+      const decoded = this.#decode(type, version, obj, opts.fieldValidation);
       return this.#update(type, version, existing, decoded.obj, opts, true, decoded.warnings);
     });
   }
@@ -705,15 +703,15 @@ export class ObjectService {
     return obj;
   }
 
-  /** Drops unknown fields (reporting them, and keys the body set twice, per `fieldValidation`) and checks shapes. */
-  #decode(type: ResourceType, version: string, obj: KubeObject, fieldValidation: FieldValidation, duplicates: readonly string[] = []): { obj: KubeObject; warnings: string[] } {
+  /** Drops unknown fields (reporting them per `fieldValidation`) and checks shapes. */
+  #decode(type: ResourceType, version: string, obj: KubeObject, fieldValidation: FieldValidation): { obj: KubeObject; warnings: string[] } {
     const unknown: string[] = [];
     const result = type.decode?.(obj, version);
     if (result) unknown.push(...result.unknownFields);
     const canonical = canonicalObject(obj, unknown);
     const warnings: string[] = [];
-    if ((unknown.length > 0 || duplicates.length > 0) && fieldValidation !== 'Ignore') {
-      const texts = [...unknown.map((f) => `unknown field "${f}"`), ...duplicates.map((f) => `duplicate field "${f}"`)];
+    if (unknown.length > 0 && fieldValidation !== 'Ignore') {
+      const texts = unknown.map((f) => `unknown field "${f}"`);
       if (fieldValidation === 'Strict') throw badRequest(`${type.kind} in version "${version}" cannot be handled as a ${type.kind}: strict decoding error: ${texts.join(', ')}`);
       warnings.push(...texts);
     }

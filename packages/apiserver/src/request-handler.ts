@@ -9,7 +9,6 @@ import type { StoredObject } from './change-event.js';
 import { jsonAtApiVersion } from './change-event.js';
 import { namespaceType } from './builtin-resources.js';
 import { propagationPolicyOf } from './delete-options.js';
-import { duplicateFieldPaths } from './duplicate-fields.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
 import { parseListOptions } from './list-options.js';
@@ -84,12 +83,6 @@ function fieldValidationOf(params: URLSearchParams): FieldValidation {
   const value = params.get('fieldValidation');
   if (value === 'Strict' || value === 'Ignore') return value;
   return 'Warn';
-}
-
-/** Keys a JSON body (already parsed) set twice. */
-function jsonDuplicates(raw: Buffer, req: IncomingMessage): string[] {
-  const mediaType = mediaTypeOf(req);
-  return mediaType === '' || mediaType === 'application/json' || mediaType === '*/*' ? duplicateFieldPaths(raw.toString('utf8')) : [];
 }
 
 /** The options every write takes from its request. */
@@ -236,15 +229,13 @@ export class RequestHandler {
         return;
       }
       case 'create': {
-        const raw = await readBody(req, this.#deps.maxBodyBytes);
-        const body = decodeObjectBody(raw, mediaTypeOf(req), type.kind);
-        const result = await service.create(type, version, namespace, body, { ...write, duplicateFields: jsonDuplicates(raw, req) });
+        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind);
+        const result = await service.create(type, version, namespace, body, write);
         return sendJson(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'update': {
-        const raw = await readBody(req, this.#deps.maxBodyBytes);
-        const body = decodeObjectBody(raw, mediaTypeOf(req), type.kind);
-        const result = await service.update(type, version, namespace, name as string, body, { ...write, subresource, duplicateFields: jsonDuplicates(raw, req) });
+        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind);
+        const result = await service.update(type, version, namespace, name as string, body, { ...write, subresource });
         return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'patch': {
