@@ -123,6 +123,18 @@ spec:
     }
   });
 
+  test('apply --server-side: a second manager conflicts on an owned field, --force-conflicts takes it', async () => {
+    const config = (value: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  a: "${value}"\n`;
+    assert.match(await kubectl.ok(['apply', '--server-side', '-f', '-'], { input: config('1') }), /configmap\/ssa serverside-applied/);
+    const conflict = await kubectl.run(['apply', '--server-side', '--field-manager=other', '-f', '-'], { input: config('2') });
+    assert.notEqual(conflict.code, 0);
+    assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "kubectl": \.data\.a/);
+    assert.match(await kubectl.ok(['apply', '--server-side', '--field-manager=other', '--force-conflicts', '-f', '-'], { input: config('2') }), /serverside-applied/);
+    const cm = await kubectl.json<{ data: Record<string, string>; metadata: { managedFields: { manager: string }[] } }>(['get', 'configmap', 'ssa', '--show-managed-fields']);
+    assert.deepEqual(cm.data, { a: '2' });
+    assert.deepEqual(cm.metadata.managedFields.map((e) => e.manager), ['other']);
+  });
+
   test('create job, cronjob, role, rolebinding, serviceaccount and get them back', async () => {
     await kubectl.ok(['create', 'job', 'once', '--image=busybox', '--', 'echo', 'hi']);
     await kubectl.ok(['create', 'cronjob', 'tick', '--image=busybox', '--schedule=*/5 * * * *']);
