@@ -141,15 +141,13 @@ function immutableDataProblems(obj: KubeObject, old: KubeObject | undefined, fie
   return problems;
 }
 
-/** The most a ConfigMap's or Secret's data may hold (keys and values, in bytes), as kube-apiserver's `MaxSecretSize`. */
+/** The most a ConfigMap's or Secret's data values may hold together, in bytes (kube-apiserver's `MaxSecretSize`; keys do not count). */
 export const maxDataBytes = 1024 * 1024;
 
-/** Bytes of a data map: keys plus values (base64 values decoded). */
+/** Bytes of a data map's values (base64 values decoded). */
 function dataBytes(map: unknown, base64: boolean): number {
   let total = 0;
-  for (const [k, v] of Object.entries((map ?? {}) as Record<string, string>)) {
-    total += Buffer.byteLength(k) + (base64 ? Buffer.from(v, 'base64').length : Buffer.byteLength(v));
-  }
+  for (const v of Object.values((map ?? {}) as Record<string, string>)) total += base64 ? Buffer.from(v, 'base64').length : Buffer.byteLength(v);
   return total;
 }
 

@@ -41,14 +41,16 @@ describe('dryRun values and data size limits', () => {
   });
 
   test('a ConfigMap or Secret holding more than 1 MiB is 422 Too long', async () => {
-    const big = 'x'.repeat(1024 * 1024);
+    const big = 'x'.repeat(1024 * 1024 + 1);
     const cm = await req('POST', cms, { metadata: { name: 'big' }, data: { k: big } });
     assert.equal(cm.status, 422, cm.text.slice(0, 300));
     assert.equal(cm.body.message, 'ConfigMap "big" is invalid: []: Too long: must have at most 1048576 bytes');
     const secret = await req('POST', secrets, { metadata: { name: 'big' }, data: { k: Buffer.from(big).toString('base64') } });
     assert.equal(secret.status, 422);
     assert.equal(secret.body.message, 'Secret "big" is invalid: data: Too long: must have at most 1048576 bytes');
-    const fits = await req('POST', cms, { metadata: { name: 'fits' }, data: { k: 'x'.repeat(1024 * 1024 - 1) } });
-    assert.equal(fits.status, 201, 'key and value together at exactly 1 MiB fit');
+    const fits = await req('POST', cms, { metadata: { name: 'fits' }, data: { k: 'x'.repeat(1024 * 1024) } });
+    assert.equal(fits.status, 201, 'values of exactly 1 MiB fit (keys do not count)');
+    const over = await req('POST', cms, { metadata: { name: 'over' }, data: { k: 'x'.repeat(1024 * 1024 - 1) }, binaryData: { b: Buffer.from('yz').toString('base64') } });
+    assert.equal(over.status, 422, 'data and binaryData count together, binaryData decoded');
   });
 });
