@@ -6,13 +6,12 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApiServer } from '@kubeloop/apiserver';
-import { Client, ConfigMapKind, HttpTransport, LeaseKind, loadKubeConfig } from '@kubeloop/resource';
+import { Client, ConfigMapKind, HttpTransport, LeaseKind, ensureCrd, loadKubeConfig } from '@kubeloop/resource';
 import { OperatorServer, ReconcileAction, runOperator, shutdownSignal } from '@kubeloop/operator';
 import type { LogAttributes, Logger } from '@kubeloop/operator';
 import { PlaylistCatalogue } from './catalogue.js';
 import { USAGE, demoKubeconfigPath, parseDemoOptions } from './cli-options.js';
 import type { DemoOptions } from './cli-options.js';
-import { installCrd } from './install-crd.js';
 import { PlaylistKind, playlistCrd } from './playlist.js';
 import { createPlaylistOperator } from './playlist-operator.js';
 import type { PlaylistReconcilerHooks } from './playlist-reconciler.js';
@@ -76,7 +75,7 @@ async function main(argv: string[]): Promise<number> {
   const server = new OperatorServer({ host: options.metricsHost, port: options.metricsPort });
 
   try {
-    await installCrd(transport, playlistCrd, { signal, timeoutMs: options.timeoutMs });
+    await ensureCrd(transport, playlistCrd, { signal, timeoutMs: options.timeoutMs });
 
     const catalogue = new PlaylistCatalogue(join(options.workDir, 'catalogue'));
     let tourDone = !options.samples;

@@ -8,7 +8,6 @@ import type { Transport } from '@kubeloop/resource';
 import {
   DefaultFinalizerSupplier,
   InformerController,
-  InformerMetrics,
   KubernetesBasedInformer,
   OpinionatedReconciler,
   Operator,
@@ -53,9 +52,7 @@ export function createPlaylistOperator(options: PlaylistOperatorOptions): Playli
   const configMaps = new Client(ConfigMapKind, options.transport);
   const { logger } = options;
 
-  const informerMetrics = new InformerMetrics();
   const informer = new KubernetesBasedInformer<Playlist>(PlaylistKind, playlists, options.namespace, {
-    metrics: informerMetrics,
     transform: stripManagedFields,
     errorHandler: (error, context) => logger.warn('informer error (it retries by itself)', { phase: context.phase, error }),
   });
@@ -66,7 +63,8 @@ export function createPlaylistOperator(options: PlaylistOperatorOptions): Playli
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
     logger,
   });
-  controller.addInformer(informer, PlaylistKind.kind);
+  // Registered under its kind; the controller counts the informer's metrics (informer_*) with its own.
+  controller.addInformer(informer);
 
   const finalizer = DefaultFinalizerSupplier(PlaylistKind);
   const opinionated = new OpinionatedReconciler<Playlist>(playlists, finalizer);
@@ -79,9 +77,9 @@ export function createPlaylistOperator(options: PlaylistOperatorOptions): Playli
       workDelayMs: options.workDelayMs,
     }),
   );
-  controller.addReconciler(opinionated, PlaylistKind.kind);
+  controller.addReconciler(opinionated, PlaylistKind);
 
   const operator = new Operator();
   operator.addController(controller);
-  return { operator, informer, collectors: [...operator.prometheusCollectors(), ...informerMetrics.collectors()], finalizer };
+  return { operator, informer, collectors: operator.prometheusCollectors(), finalizer };
 }

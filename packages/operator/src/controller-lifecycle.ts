@@ -42,7 +42,7 @@ const NEVER_ABORTED = new AbortController().signal;
  */
 export class ControllerLifecycle {
   /** Given to every handler call; its signal aborts when the controller stops. */
-  ctx: HandlerContext = { signal: NEVER_ABORTED };
+  ctx: HandlerContext;
 
   private runState: RunState = 'idle';
   private runAbort: AbortController | undefined;
@@ -50,7 +50,9 @@ export class ControllerLifecycle {
   private wake: (() => void) | undefined;
   private readonly informerRuns: Promise<void>[] = [];
 
-  constructor(private readonly options: ControllerLifecycleOptions) {}
+  constructor(private readonly options: ControllerLifecycleOptions) {
+    this.ctx = { signal: NEVER_ABORTED, logger: options.logger };
+  }
 
   /** Where the run is. */
   get state(): RunState {
@@ -72,7 +74,7 @@ export class ControllerLifecycle {
     this.runState = 'running';
     const runAbort = new AbortController();
     this.runAbort = runAbort;
-    this.ctx = { signal: runAbort.signal };
+    this.ctx = { signal: runAbort.signal, logger };
     parts.scheduler.start();
     parts.queue.start();
     parts.startInformers();

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, NetworkError } from '@kubeloop/resource';
-import { FinalizerOperationError, ReconcileError, isAbortError } from './errors.js';
+import { FinalizerOperationError, ReconcileError, TerminalError, isAbortError, isTerminalError } from './errors.js';
 
 describe('isAbortError', () => {
   test('recognises the abort errors of AbortSignal, Node and the @kubeloop/resource transport', () => {
@@ -35,5 +35,23 @@ describe('isAbortError', () => {
     const b = new Error('b', { cause: a });
     (a as { cause?: unknown }).cause = b;
     assert.equal(isAbortError(a), false);
+  });
+});
+
+describe('isTerminalError', () => {
+  test('finds a TerminalError anywhere in the cause chain, as Go errors.Is unwraps', () => {
+    const terminal = new TerminalError(new Error('spec cannot be satisfied'));
+    assert.equal(isTerminalError(terminal), true);
+    assert.equal(isTerminalError(new Error('reconcile widget a', { cause: terminal })), true);
+    assert.equal(isTerminalError(new ReconcileError(new Error('outer', { cause: terminal }), {})), true);
+  });
+
+  test('is false for ordinary errors, a TerminalError only mentioned in a message, and a cyclic chain', () => {
+    assert.equal(isTerminalError(new Error('terminal error: not really')), false);
+    assert.equal(isTerminalError(new ReconcileError(new Error('transient'), {})), false);
+    assert.equal(isTerminalError(undefined), false);
+    const a = new Error('a');
+    (a as { cause?: unknown }).cause = new Error('b', { cause: a });
+    assert.equal(isTerminalError(a), false);
   });
 });

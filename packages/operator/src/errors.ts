@@ -70,6 +70,19 @@ export class ReconcileError extends KubeloopError {
   }
 }
 
+/**
+ * A handler call did not finish within the controller's `handlerTimeoutMs`: its signal was aborted
+ * with this error, and the call counts as failed (reported, counted, retried per policy).
+ */
+export class HandlerTimeoutError extends KubeloopError {
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    super('HandlerTimeoutError', `handler did not finish within ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
 function hasCode(err: unknown, code: string): boolean {
   return typeof err === 'object' && err !== null && ((err as { code?: unknown }).code === code || (err as { name?: unknown }).name === code);
 }
@@ -78,12 +91,18 @@ function hasCode(err: unknown, code: string): boolean {
 export const isCannotCastError = (err: unknown): err is CannotCastError => hasCode(err, 'CannotCastError');
 /** True for a {@link FinalizerOperationError}. */
 export const isFinalizerOperationError = (err: unknown): err is FinalizerOperationError => hasCode(err, 'FinalizerOperationError');
-/** True for a {@link TerminalError}. */
-export const isTerminalError = (err: unknown): err is TerminalError => hasCode(err, 'TerminalError');
+/**
+ * True when `err` or an error in its `cause` chain is a {@link TerminalError} (Go's
+ * `errors.Is(err, reconcile.TerminalError(nil))`, which unwraps): wrapping a terminal error in
+ * another error with `{ cause }` keeps it terminal.
+ */
+export const isTerminalError = (err: unknown): boolean => someInCauseChain(err, (e) => hasCode(e, 'TerminalError'));
 /** True for a {@link ReconcileError}. */
 export const isReconcileError = (err: unknown): err is ReconcileError => hasCode(err, 'ReconcileError');
 /** True for an {@link InvalidArgumentError}. */
 export const isInvalidArgumentError = (err: unknown): err is InvalidArgumentError => hasCode(err, 'InvalidArgumentError');
+/** True for a {@link HandlerTimeoutError}. */
+export const isHandlerTimeoutError = (err: unknown): err is HandlerTimeoutError => hasCode(err, 'HandlerTimeoutError');
 /** True for {@link ErrNilObject}. */
 export const isNilObjectError = (err: unknown): boolean => hasCode(err, 'ErrNilObject');
 
@@ -101,13 +120,21 @@ const MAX_CAUSE_DEPTH = 16;
  * possibly inside a `ReconcileError`.
  */
 export function isAbortError(err: unknown, reason?: unknown): boolean {
+  return someInCauseChain(err, (e) => {
+    if (reason !== undefined && e === reason) return true;
+    if (typeof e !== 'object' || e === null) return false;
+    const fields = e as { name?: unknown; code?: unknown; errno?: unknown };
+    return fields.name === 'AbortError' || fields.code === 'ABORT_ERR' || fields.errno === 'ABORT_ERR';
+  });
+}
+
+/** True when `test` holds for `err` or an error of its `cause` chain (at most {@link MAX_CAUSE_DEPTH} links). */
+function someInCauseChain(err: unknown, test: (e: unknown) => boolean): boolean {
   let current = err;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && current != null; depth++) {
-    if (reason !== undefined && current === reason) return true;
+    if (test(current)) return true;
     if (typeof current !== 'object') return false;
-    const e = current as { name?: unknown; code?: unknown; errno?: unknown; cause?: unknown };
-    if (e.name === 'AbortError' || e.code === 'ABORT_ERR' || e.errno === 'ABORT_ERR') return true;
-    current = e.cause;
+    current = (current as { cause?: unknown }).cause;
   }
   return false;
 }

@@ -32,7 +32,7 @@ export interface EventRecorder {
 /** What {@link ClientEventRecorder} needs: `Client<Event>` of @kubeloop/resource fits. */
 export interface EventClient {
   create(event: Event, options?: WriteOptions): Promise<Event>;
-  patch(id: Identifier, patch: MergePatchRequest, options?: WriteOptions & RequestOptions): Promise<Event>;
+  patch(id: Identifier, patch: MergePatchRequest<Event>, options?: WriteOptions & RequestOptions): Promise<Event>;
 }
 
 /** Options of {@link ClientEventRecorder}. */

@@ -101,9 +101,7 @@ async function writeFinalizer<T extends KubeObject>(
     } catch (error) {
       if (isNotFound(error)) return undefined;
       if (!(isConflict(error) || isInvalid(error)) || attempt >= maxAttempts) {
-        throw new FinalizerOperationError(operation, name, `error ${operation === 'add' ? 'adding' : 'removing'} finalizer ${name}: ${errorMessage(error)}`, {
-          cause: error,
-        });
+        throw finalizerError(operation, name, error);
       }
     }
     // The guard failed: someone else wrote in between. Read the latest object and decide again.
@@ -111,9 +109,7 @@ async function writeFinalizer<T extends KubeObject>(
       current = await client.get(id, requestOptions);
     } catch (error) {
       if (isNotFound(error)) return undefined;
-      throw new FinalizerOperationError(operation, name, `error ${operation === 'add' ? 'adding' : 'removing'} finalizer ${name}: ${errorMessage(error)}`, {
-        cause: error,
-      });
+      throw finalizerError(operation, name, error);
     }
   }
 }
@@ -145,6 +141,11 @@ function removeOperations(object: KubeObject, name: string): PatchOperation[] | 
     { op: 'test', path, value: name },
     { op: 'remove', path },
   ];
+}
+
+/** grafana-app-sdk's text: "error adding finalizer: <the API error>" (the name is in `finalizer`). */
+function finalizerError(operation: 'add' | 'remove', name: string, cause: unknown): FinalizerOperationError {
+  return new FinalizerOperationError(operation, name, `error ${operation === 'add' ? 'adding' : 'removing'} finalizer: ${errorMessage(cause)}`, { cause });
 }
 
 function errorMessage(error: unknown): string {

@@ -27,18 +27,20 @@ export {
   FinalizerOperationError,
   TerminalError,
   ReconcileError,
+  HandlerTimeoutError,
   isCannotCastError,
   isFinalizerOperationError,
   isTerminalError,
   isReconcileError,
   isInvalidArgumentError,
   isNilObjectError,
+  isHandlerTimeoutError,
   isAbortError,
 } from './errors.js';
 
 // --- controller core: queue, scheduler, policies, InformerController, Operator, metrics, tracing (operator-core work) ---
 export type { Logger, LogAttributes } from './logger.js';
-export { consoleLogger, noopLogger } from './logger.js';
+export { consoleLogger, noopLogger, formatLogLine, withAttributes } from './logger.js';
 export { ListMap, newListMap } from './list-map.js';
 export type { RetryPolicy, ExponentialBackoffOptions } from './retry-policy.js';
 export { exponentialBackoffRetryPolicy, DefaultRetryPolicy, toMillis } from './retry-policy.js';
@@ -49,7 +51,11 @@ export { WorkQueue, DEFAULT_MAX_CONCURRENT_WORKERS } from './work-queue.js';
 export type { RetrySchedulerOptions } from './retry-scheduler.js';
 export { RetryScheduler } from './retry-scheduler.js';
 export type { InformerControllerConfig, ErrorHandler, ErrorHandlerContext } from './informer-controller.js';
-export { InformerController, DefaultErrorHandler, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './informer-controller.js';
+export type { ResourceKindKey } from './registration-key.js';
+export { resourceKindKey } from './registration-key.js';
+export type { MetricsAwareInformer } from './informer-metrics-wiring.js';
+export { ObjectHandlerContext } from './handler-context.js';
+export { InformerController, DefaultErrorHandler, DEFAULT_SHUTDOWN_TIMEOUT_MS, defaultInformerControllerConfig } from './informer-controller.js';
 export type { Controller } from './operator.js';
 export { Operator } from './operator.js';
 export type {
@@ -59,12 +65,13 @@ export type {
   RetryReason,
   BoundEventMetrics,
   BoundInformerMetrics,
+  InformerRestartReason,
   CounterChild,
   GaugeChild,
   HistogramChild,
 } from './metrics.js';
 export { ControllerMetrics, InformerMetrics, LATENCY_BUCKETS } from './metrics.js';
-export { setTracer, getTracer, tracingEnabled, TRACER_NAME, SpanNames, objectSpanAttributes, startObjectSpan, endSpan, runInSpan } from './tracing.js';
+export { setTracer, getTracer, tracingEnabled, TRACER_NAME, SpanNames, objectSpanAttributes, startObjectSpan, endSpan, recordSpanError, runInSpan } from './tracing.js';
 
 // --- informer, watchers, reconcilers, finalizers (operator-informer work) ---
 export type { ListWatchClient, PatchClient } from './list-watch-client.js';
@@ -77,12 +84,13 @@ export type {
   ListedState,
   WatchingState,
   BackingOffState,
+  BackoffReason,
   StoppedState,
   RelistReason,
   WatchStats,
   TransitionDeps,
 } from './informer-state.js';
-export { transition, initialInformerState, retryAfterMs, shortWatchMs, InvalidTransitionError } from './informer-state.js';
+export { transition, initialInformerState, retryAfterMs, shortWatchMs, instantClosePauseMs, healthyWatchMs, InvalidTransitionError } from './informer-state.js';
 export type { StoreDelta } from './informer-store.js';
 export { InformerStore, ObjectIndex } from './informer-store.js';
 export type {
@@ -93,6 +101,7 @@ export type {
   InformerEvents,
 } from './kubernetes-based-informer.js';
 export { KubernetesBasedInformer, WatchInactivityError, stripManagedFields, chainInformerErrorHandler } from './kubernetes-based-informer.js';
+export { EmptyLabelFilters, labelSelectorFromFilters } from './label-filters.js';
 export type { SimpleWatcherFuncs } from './simple-watcher.js';
 export { SimpleWatcher } from './simple-watcher.js';
 export type { ReconcileFunc } from './simple-reconciler.js';
@@ -104,6 +113,10 @@ export { DefaultFinalizerSupplier, validateFinalizerName, hasFinalizer, addFinal
 export type { OpinionatedWatcherOptions, ObjectFunc, UpdateFunc } from './opinionated-watcher.js';
 export { OpinionatedWatcher, newOpinionatedWatcher } from './opinionated-watcher.js';
 export { OpinionatedReconciler, newOpinionatedReconciler, OPINIONATED_CREATE_PATCH_PENDING, OPINIONATED_DELETE_PATCH_PENDING } from './opinionated-reconciler.js';
+
+// --- helpers every operator writes: create-or-update (controllerutil) ---
+export type { OperationResult, MutateFn, CreateOrUpdateClient, CreateOrPatchClient, CreateOrUpdateOptions, CreateOrUpdateResult } from './create-or-update.js';
+export { createOrUpdate, createOrPatch, mergePatchBetween } from './create-or-update.js';
 
 // --- runtime: leader election, health, metrics server, shutdown (runtime work) ---
 export type { LeaderElectorOptions, LeaderElectionOutcome, LeaderLease, LeaderLeaseSpec, LeaseClient } from './leader-elector.js';

@@ -6,7 +6,7 @@ import { ApiError, NetworkError } from '@kubeloop/resource';
 import type { KubeObject, PatchRequest, WriteOptions } from '@kubeloop/resource';
 import { ReconcileAction } from './actions.js';
 import { VirtualClock } from './clock.js';
-import { ErrInformerAlreadyAdded, ReconcileError, TerminalError, isInvalidArgumentError, isNilObjectError } from './errors.js';
+import { ErrInformerAlreadyAdded, ReconcileError, TerminalError, isHandlerTimeoutError, isInvalidArgumentError, isNilObjectError } from './errors.js';
 import { InformerController } from './informer-controller.js';
 import type { ErrorHandlerContext, InformerControllerConfig } from './informer-controller.js';
 import { FakeListWatchClient, FakePatchClient, page, widget as kubeWidget, widgetKind } from './informer-fakes.test-helper.js';
@@ -137,7 +137,7 @@ describe('InformerController configuration', () => {
     );
     c.addInformer(inf, KIND);
     assert.equal(inf.handlers.length, 1);
-    const result = inf.handlers[0]!.add({ signal: new AbortController().signal }, widget('a'));
+    const result = inf.handlers[0]!.add({ signal: new AbortController().signal, logger: noopLogger }, widget('a'));
     assert.equal(called, false);
     await result;
     assert.equal(called, false, 'nothing runs before run()');
@@ -500,6 +500,34 @@ describe('InformerController retries', () => {
     assert.deepEqual(log.slice(4), ['w:add:a']);
   });
 
+  test('a retry kept behind a newer event of its object carries the newest object: a mirroring watcher and reconciler end at the newest state', async () => {
+    const h = setup({ retryPolicy: () => [true, 1000] });
+    const mirror = new Map<string, string>();
+    const failOnce = new Set(['w:2', 'r:2']);
+    const record = (who: string, object: KubeObject): void => {
+      const state = object.metadata.resourceVersion ?? '';
+      if (failOnce.delete(`${who}:${state}`)) throw new Error(`${who} fails on ${state}`);
+      mirror.set(who, state);
+    };
+    h.controller.addWatcher({ add: async (_c, o) => record('w', o), update: async (_c, _o, n) => record('w', n), delete: async () => {} }, KIND);
+    h.controller.addReconciler({ reconcile: async (_c, req) => (record('r', req.object), {}) }, KIND);
+    // Objects without a generation (a ConfigMap): the default dequeue policy keeps every pending retry.
+    const v = (rv: string): KubeObject => {
+      const o = widget('a', { rv });
+      delete o.metadata.generation;
+      return o;
+    };
+    h.informer.add(v('1'));
+    h.informer.update(v('1'), v('2'));
+    await h.settle();
+    h.informer.update(v('2'), v('3'));
+    await h.settle();
+    assert.deepEqual(Object.fromEntries(mirror), { w: '3', r: '3' });
+    while (await h.runNext());
+    assert.deepEqual(Object.fromEntries(mirror), { w: '3', r: '3' }, 'the retries did not bring back state 2');
+    assert.equal(h.errors.length, 2);
+  });
+
   test('a retry of a removed watcher is dropped', async () => {
     const h = setup();
     const log: string[] = [];
@@ -603,9 +631,9 @@ describe('InformerController retry dequeue policy', () => {
     return { log, dropped };
   }
 
-  test('a status echo (new resourceVersion, same generation) keeps the pending retry under the default policy', async () => {
+  test('a status echo (new resourceVersion, same generation) keeps the pending retry under the default policy, now carrying the newest object', async () => {
     const { log, dropped } = await scenario((inf) => inf.update(widget('a', { rv: '1' }), widget('a', { rv: '2', generation: 1 })));
-    assert.deepEqual(log, ['Updated:1', 'Updated:2', 'Updated:1']);
+    assert.deepEqual(log, ['Updated:1', 'Updated:2', 'Updated:2']);
     assert.equal(dropped, 0);
   });
 
@@ -628,9 +656,9 @@ describe('InformerController retry dequeue policy', () => {
     assert.deepEqual(log, ['Updated:1', 'Deleted:4']);
   });
 
-  test('a different action keeps the pending retry', async () => {
+  test('a different action keeps the pending retry (its own action, the newest object)', async () => {
     const { log } = await scenario((inf) => inf.add(widget('a', { rv: '5', generation: 7 })));
-    assert.deepEqual(log, ['Updated:1', 'Created:5', 'Updated:1']);
+    assert.deepEqual(log, ['Updated:1', 'Created:5', 'Updated:5']);
   });
 
   test('a configured policy is applied instead (upstream’s old default drops on any event)', async () => {
@@ -825,6 +853,111 @@ describe('InformerController queue', () => {
       for (const handler of ['w1', 'w2', 'r']) {
         assert.ok(delivered.get(`${handler}:${name}`)?.has(seq), `${handler} never saw the last state of ${name}`);
       }
+    }
+  });
+});
+
+describe('InformerController handler timeout', () => {
+  test('is off by default: a slow handler is waited for, with the controller signal, however long it takes', async () => {
+    const h = setup();
+    const gate = deferred();
+    const signals: AbortSignal[] = [];
+    const log: string[] = [];
+    h.controller.addWatcher(
+      {
+        add: async (ctx, o) => {
+          signals.push(ctx.signal);
+          await gate.promise;
+          log.push(`add:${o.metadata.name}`);
+        },
+        update: async () => {},
+        delete: async () => {},
+      },
+      KIND,
+    );
+    h.informer.add(widget('a'));
+    await waitFor(() => signals.length === 1);
+    await h.clock.advance(24 * 3600 * 1000);
+    assert.equal(signals[0]!.aborted, false);
+    gate.resolve();
+    await h.settle();
+    assert.deepEqual(log, ['add:a']);
+    assert.deepEqual(h.errors, []);
+  });
+
+  test('a watcher that ignores its signal: aborted and reported at the deadline, retried per policy, and its object goes on', async () => {
+    const h = setup({ handlerTimeoutMs: 2000, retryPolicy: (_err, attempt) => [attempt < 1, 500] });
+    const signals: AbortSignal[] = [];
+    const log: string[] = [];
+    let calls = 0;
+    h.controller.addWatcher(
+      {
+        add: async (ctx) => {
+          signals.push(ctx.signal);
+          if (++calls === 1) await new Promise<void>(() => {}); // hangs forever, deaf to its signal
+          log.push('add done');
+        },
+        update: async (_ctx, _old, o) => void log.push(`update:${o.metadata.resourceVersion}`),
+        delete: async () => {},
+      },
+      KIND,
+    );
+    h.informer.add(widget('a'));
+    await waitFor(() => signals.length === 1);
+    h.informer.update(widget('a'), widget('a', { rv: '2' }));
+    await h.clock.advance(1999);
+    assert.equal(signals[0]!.aborted, false);
+    assert.deepEqual(log, [], 'the update waits behind the running add');
+    await h.clock.advance(1);
+    await h.settle();
+    assert.equal(signals[0]!.aborted, true);
+    assert.ok(isHandlerTimeoutError(signals[0]!.reason));
+    assert.deepEqual(log, ['update:2'], 'the object went on to its next event');
+    assert.equal(h.errors.length, 1);
+    assert.ok(isHandlerTimeoutError(h.errors[0]!.err));
+    assert.equal(h.errors[0]!.ctx.source, 'watcher');
+    assert.equal(h.errors[0]!.ctx.retryAfterMs, 500);
+    assert.equal(sum(await metricValues(h.controller, 'controller_handler_errors_total'), { handler: 'watcher' }), 1);
+    await h.runNext();
+    assert.deepEqual(log, ['update:2', 'add done'], 'the retry ran, with a fresh signal');
+    assert.equal(signals[1]!.aborted, false);
+  });
+
+  test('a reconciler that honours its signal fails with the timeout error, not as a shutdown abort, and the controller signal is untouched', async () => {
+    const h = setup({ handlerTimeoutMs: 1000, retryPolicy: () => [false, 0] });
+    h.controller.addReconciler(
+      {
+        reconcile: (ctx) =>
+          new Promise((_resolve, reject) => {
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true });
+          }),
+      },
+      KIND,
+    );
+    h.informer.add(widget('a'));
+    await h.clock.advance(1000);
+    await h.settle();
+    assert.equal(h.errors.length, 1);
+    assert.ok(isHandlerTimeoutError(h.errors[0]!.err));
+    assert.equal(h.errors[0]!.ctx.source, 'reconciler');
+    assert.equal(h.errors[0]!.ctx.signal.aborted, false, 'only the call was aborted');
+    assert.equal(sum(await metricValues(h.controller, 'controller_handler_errors_total'), { handler: 'reconciler' }), 1);
+  });
+
+  test('a call that finishes in time keeps its result; the deadline timer is cancelled', async () => {
+    const h = setup({ handlerTimeoutMs: 1000 });
+    const log: string[] = [];
+    h.controller.addReconciler(logReconciler('r', log, () => ({})), KIND);
+    h.informer.add(widget('a'));
+    await h.settle();
+    assert.deepEqual(log, ['r:Created:a']);
+    assert.equal(h.clock.pendingTimers(), 0);
+    assert.deepEqual(h.errors, []);
+  });
+
+  test('rejects a negative or infinite handlerTimeoutMs', () => {
+    for (const bad of [-1, Number.POSITIVE_INFINITY, Number.NaN]) {
+      assert.throws(() => new InformerController({ handlerTimeoutMs: bad, logger: noopLogger }), (err) => isInvalidArgumentError(err));
     }
   });
 });

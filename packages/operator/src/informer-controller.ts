@@ -1,5 +1,6 @@
 import { objectKey } from '@kubeloop/resource';
-import type { Span } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import type { KubeObject } from '@kubeloop/resource';
 import { ReconcileAction, reconcileActionFromResourceAction } from './actions.js';
 import type { ResourceAction } from './actions.js';
@@ -7,13 +8,18 @@ import { realClock } from './clock.js';
 import type { Clock } from './clock.js';
 import { ControllerLifecycle } from './controller-lifecycle.js';
 import { ErrInformerAlreadyAdded, ErrNilObject, InvalidArgumentError, isReconcileError, isTerminalError } from './errors.js';
+import { callWithTimeout } from './handler-timeout.js';
 import type { Informer } from './informer.js';
 import { HANDLED, chainInformerErrorHandler } from './kubernetes-based-informer.js';
 import type { InformerErrorContext, InformerErrorPhase } from './kubernetes-based-informer.js';
 import { ListMap } from './list-map.js';
 import { consoleLogger } from './logger.js';
 import type { Logger } from './logger.js';
-import { ControllerMetrics } from './metrics.js';
+import { ControllerMetrics, InformerMetrics } from './metrics.js';
+import { ObjectHandlerContext } from './handler-context.js';
+import { offerInformerMetrics } from './informer-metrics-wiring.js';
+import { resourceKindKey, unmatchedRegistrations } from './registration-key.js';
+import type { ResourceKindKey } from './registration-key.js';
 import type { BoundEventMetrics, PrometheusCollector } from './metrics.js';
 import type { Reconciler, ReconcileRequest, ReconcileResult } from './reconciler.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
@@ -22,8 +28,8 @@ import type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
 import { DefaultRetryPolicy, toMillis } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { RetryScheduler } from './retry-scheduler.js';
-import { SpanNames, endSpan, runInSpan, startObjectSpan, tracingEnabled } from './tracing.js';
-import { WorkQueue } from './work-queue.js';
+import { SpanNames, endSpan, recordSpanError, runInSpan, startObjectSpan, tracingEnabled } from './tracing.js';
+import { DEFAULT_MAX_CONCURRENT_WORKERS, WorkQueue } from './work-queue.js';
 
 /** Retries due within one 10 ms window fire in one wake-up (at most 10 ms late, never early). */
 const RETRY_TIMER_RESOLUTION_MS = 10;
@@ -94,6 +100,33 @@ export interface InformerControllerConfig {
   shutdownTimeoutMs?: number | undefined;
   /** Logger of the default error handler and of shutdown messages. Default: `consoleLogger`. */
   logger?: Logger | undefined;
+  /**
+   * A deadline for each watcher and reconciler call (events and retries), in milliseconds; 0 = none.
+   * A call still running at its deadline has its `ctx.signal` aborted with a `HandlerTimeoutError`
+   * and counts as failed at once: reported to `errorHandler`, counted in
+   * `controller_handler_errors_total`, retried per `retryPolicy`; its object goes on to its next
+   * work. Caveat: a handler that ignores its signal keeps running in the background, possibly beside
+   * the next call for the same object. Default: 0 (no deadline).
+   */
+  handlerTimeoutMs?: number | undefined;
+}
+
+/**
+ * Every option of {@link InformerControllerConfig} set to its default (grafana-app-sdk
+ * `DefaultInformerControllerConfig`): a starting point to change one field of. `metricsNamespace`
+ * stays undefined (no prefix).
+ */
+export function defaultInformerControllerConfig(): InformerControllerConfig {
+  return {
+    errorHandler: DefaultErrorHandler,
+    retryPolicy: DefaultRetryPolicy,
+    retryDequeuePolicy: OpinionatedRetryDequeuePolicy,
+    maxConcurrentWorkers: DEFAULT_MAX_CONCURRENT_WORKERS,
+    clock: realClock,
+    metricsNamespace: undefined,
+    shutdownTimeoutMs: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    logger: consoleLogger,
+  };
 }
 
 /** An informer event waiting in an object's queue. */
@@ -104,6 +137,8 @@ interface EventItem {
   old: KubeObject | undefined;
   object: KubeObject;
   metrics: BoundEventMetrics;
+  /** The context the informer delivered the event in (its informer-event-* span), while tracing. */
+  trace: Context | undefined;
 }
 
 /** What a retry needs, as data: which handler, which object, which attempt; never a closure. */
@@ -168,8 +203,13 @@ export class InformerController {
   retryDequeuePolicy: RetryDequeuePolicy;
 
   private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly handlerTimeoutMs: number;
   private readonly lifecycle: ControllerLifecycle;
   private readonly metrics: ControllerMetrics;
+  /** Offered to every informer added; its collectors are published once one informer took them. */
+  private readonly informerMetrics: InformerMetrics;
+  private informerMetricsUsed = false;
   private readonly queue: WorkQueue<WorkItem>;
   private readonly scheduler: RetryScheduler<RetryEntry>;
   private readonly informers = new ListMap<string, Informer>();
@@ -182,7 +222,12 @@ export class InformerController {
     this.retryPolicy = config.retryPolicy ?? DefaultRetryPolicy;
     this.retryDequeuePolicy = config.retryDequeuePolicy ?? OpinionatedRetryDequeuePolicy;
     const clock = config.clock ?? realClock;
+    this.clock = clock;
     this.logger = config.logger ?? consoleLogger;
+    this.handlerTimeoutMs = config.handlerTimeoutMs ?? 0;
+    if (!(this.handlerTimeoutMs >= 0) || !Number.isFinite(this.handlerTimeoutMs)) {
+      throw new InvalidArgumentError(`handlerTimeoutMs must be a finite number >= 0, got ${this.handlerTimeoutMs}`);
+    }
     const shutdownTimeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     if (!(shutdownTimeoutMs >= 0)) throw new InvalidArgumentError(`shutdownTimeoutMs must be >= 0, got ${shutdownTimeoutMs}`);
     this.lifecycle = new ControllerLifecycle({
@@ -193,6 +238,7 @@ export class InformerController {
       logAttributes: { component: 'InformerController' },
     });
     this.metrics = new ControllerMetrics({ namespace: config.metricsNamespace });
+    this.informerMetrics = new InformerMetrics({ namespace: config.metricsNamespace });
     this.queue = new WorkQueue<WorkItem>({
       maxConcurrentWorkers: config.maxConcurrentWorkers,
       process: this.process,
@@ -223,11 +269,16 @@ export class InformerController {
    * are counted in `controller_informer_errors_total`. This works for an informer with a public
    * `errorHandler` (as `KubernetesBasedInformer`): an errorHandler set on it before this call is kept
    * and called first; its default one (which only logs) is replaced, so errors are not logged twice.
+   *
+   * An informer that takes metrics after construction and has none (`KubernetesBasedInformer` created
+   * without `metrics`) counts into this controller's `InformerMetrics`, published by `prometheusCollectors()`.
+   * @param key the registration key: a string, or a `Kind` (see `resourceKindKey`). Default: the informer's own kind.
    * @throws InvalidArgumentError "informer cannot be nil", "resourceKind cannot be empty";
    *   `ErrInformerAlreadyAdded` when this informer was already added for this kind.
    */
-  addInformer(informer: Informer, resourceKind: string): void {
+  addInformer(informer: Informer, key?: ResourceKindKey): void {
     if (informer == null) throw new InvalidArgumentError('informer cannot be nil');
+    const resourceKind = resourceKindKey(key ?? informer.schema());
     if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
     let duplicate = false;
     this.informers.range(resourceKind, (_i, existing) => {
@@ -236,6 +287,7 @@ export class InformerController {
     if (duplicate) throw ErrInformerAlreadyAdded;
     informer.addEventHandler(this.enqueueHandler(resourceKind));
     chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
+    if (offerInformerMetrics(informer, this.informerMetrics)) this.informerMetricsUsed = true;
     this.informers.addItem(resourceKind, informer);
     if (this.lifecycle.state === 'running') this.startInformer(informer, resourceKind);
   }
@@ -244,8 +296,9 @@ export class InformerController {
    * Adds a watcher for `resourceKind`; watchers are called in the order they were added, before reconcilers.
    * @throws InvalidArgumentError "watcher cannot be nil", "resourceKind cannot be empty".
    */
-  addWatcher(watcher: ResourceWatcher, resourceKind: string): void {
+  addWatcher(watcher: ResourceWatcher, key: ResourceKindKey): void {
     if (watcher == null) throw new InvalidArgumentError('watcher cannot be nil');
+    const resourceKind = resourceKindKey(key);
     if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
     this.watchers.set(resourceKind, [...(this.watchers.get(resourceKind) ?? NO_WATCHERS), watcher]);
   }
@@ -254,35 +307,40 @@ export class InformerController {
    * Adds a reconciler for `resourceKind`; reconcilers are called in the order they were added, after watchers.
    * @throws InvalidArgumentError "reconciler cannot be nil", "resourceKind cannot be empty".
    */
-  addReconciler(reconciler: Reconciler, resourceKind: string): void {
+  addReconciler(reconciler: Reconciler, key: ResourceKindKey): void {
     if (reconciler == null) throw new InvalidArgumentError('reconciler cannot be nil');
+    const resourceKind = resourceKindKey(key);
     if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
     this.reconcilers.set(resourceKind, [...(this.reconcilers.get(resourceKind) ?? NO_RECONCILERS), reconciler]);
   }
 
   /** Removes the first registration of `watcher` for `resourceKind`, keeping the order of the others. Never throws. */
-  removeWatcher(watcher: ResourceWatcher, resourceKind: string): void {
-    removeFirst(this.watchers, resourceKind, watcher);
+  removeWatcher(watcher: ResourceWatcher, key: ResourceKindKey): void {
+    removeFirst(this.watchers, resourceKindKey(key), watcher);
   }
 
   /** Removes the first registration of `reconciler` for `resourceKind`, keeping the order of the others. Never throws. */
-  removeReconciler(reconciler: Reconciler, resourceKind: string): void {
-    removeFirst(this.reconcilers, resourceKind, reconciler);
+  removeReconciler(reconciler: Reconciler, key: ResourceKindKey): void {
+    removeFirst(this.reconcilers, resourceKindKey(key), reconciler);
   }
 
   /** Removes every watcher of `resourceKind`. */
-  removeAllWatchersForResource(resourceKind: string): void {
-    this.watchers.delete(resourceKind);
+  removeAllWatchersForResource(key: ResourceKindKey): void {
+    this.watchers.delete(resourceKindKey(key));
   }
 
   /** Removes every reconciler of `resourceKind`. */
-  removeAllReconcilersForResource(resourceKind: string): void {
-    this.reconcilers.delete(resourceKind);
+  removeAllReconcilersForResource(key: ResourceKindKey): void {
+    this.reconcilers.delete(resourceKindKey(key));
   }
 
-  /** The metric collectors of this controller, for the user to register. */
+  /**
+   * The metric collectors of this controller, for the user to register: the controller's families, plus the
+   * `informer_*` families once an informer counts into the controller's `InformerMetrics` (see `addInformer`).
+   */
   prometheusCollectors(): PrometheusCollector[] {
-    return this.metrics.collectors();
+    const collectors = this.metrics.collectors();
+    return this.informerMetricsUsed ? [...collectors, ...this.informerMetrics.collectors()] : collectors;
   }
 
   /** Resolves when no event or due retry is queued or running (retries waiting for their time do not count). */
@@ -297,6 +355,12 @@ export class InformerController {
    * A controller runs once.
    */
   async run(signal: AbortSignal): Promise<void> {
+    // A typo in a registration key silently yields zero calls: say so once, at start.
+    const informerKeys: string[] = [];
+    this.informers.rangeAll((kind) => informerKeys.push(kind));
+    for (const message of unmatchedRegistrations(informerKeys, [...this.watchers.keys()], [...this.reconcilers.keys()])) {
+      this.logger.warn(message, { component: 'InformerController' });
+    }
     await this.lifecycle.run(signal, {
       queue: this.queue,
       scheduler: this.scheduler,
@@ -307,35 +371,32 @@ export class InformerController {
   // --- informer side: synchronous and cheap ---
 
   private enqueueHandler(kind: string): ResourceWatcher {
-    const m = {
-      CREATE: this.metrics.forEvent(kind, 'CREATE'),
-      UPDATE: this.metrics.forEvent(kind, 'UPDATE'),
-      DELETE: this.metrics.forEvent(kind, 'DELETE'),
-    };
     return {
       add: (_ctx, object) => {
-        this.enqueue(kind, 'CREATE', undefined, object, m.CREATE);
+        this.enqueue(kind, 'CREATE', undefined, object);
         return HANDLED;
       },
       update: (_ctx, old, object) => {
-        this.enqueue(kind, 'UPDATE', old, object, m.UPDATE);
+        this.enqueue(kind, 'UPDATE', old, object);
         return HANDLED;
       },
       delete: (_ctx, object) => {
-        this.enqueue(kind, 'DELETE', undefined, object, m.DELETE);
+        this.enqueue(kind, 'DELETE', undefined, object);
         return HANDLED;
       },
     };
   }
 
-  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, metrics: BoundEventMetrics): void {
+  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject): void {
+    // The `kind` label is the object's kind, as upstream (`obj.GetStaticMetadata().Kind`), not the registration string.
+    const metrics = this.metrics.forEvent(typeof object?.kind === 'string' && object.kind !== '' ? object.kind : kind, action);
     metrics.events.inc();
     // Bad input is reported, never thrown into the informer.
     if (object == null || typeof object.metadata !== 'object' || object.metadata === null) {
       this.report(ErrNilObject, { resourceKind: kind, action, source: 'controller' });
       return;
     }
-    const item: EventItem = { type: 'event', kind, action, old, object, metrics };
+    const item: EventItem = { type: 'event', kind, action, old, object, metrics, trace: tracingEnabled() ? context.active() : undefined };
     if (this.queue.add(queueKey(kind, object), item) === 'coalesced') metrics.coalesced.inc();
   }
 
@@ -379,7 +440,9 @@ export class InformerController {
     if (watchers.length === 0 && reconcilers.length === 0) return undefined;
     item.metrics.ongoingEvents.inc();
     const started = performance.now();
-    return this.continueEvent(key, item, watchers, reconcilers, 0, started, started);
+    // One span per event (upstream's controller-event-*): watchers run in it, reconcile spans are its children.
+    const span = item.trace !== undefined ? startObjectSpan(eventSpanName[item.action], item.object, item.trace) : undefined;
+    return this.continueEvent(key, item, watchers, reconcilers, 0, started, span, started);
   }
 
   /**
@@ -393,6 +456,7 @@ export class InformerController {
     reconcilers: readonly Reconciler[],
     index: number,
     eventStarted: number,
+    span: Span | undefined,
     now: number,
   ): Promise<void> | undefined {
     const { kind, action, old, object, metrics } = item;
@@ -403,42 +467,50 @@ export class InformerController {
         if (i < watchers.length) {
           const watcher = watchers[i]!;
           this.dequeueRetries(key, watcher, action, object, metrics);
-          const span = this.startSpan(eventSpanName[action], object);
           metrics.ongoingProcesses.inc();
           let pending: Promise<void> | undefined;
           try {
             pending = this.startWatcher(watcher, action, old, object, span);
           } catch (err) {
-            now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, true, err);
+            this.recordFailure(span, err);
+            now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, true, err);
             continue;
           }
           if (pending !== undefined) {
             // One continuation per asynchronous call: finish the call, then go on with the event.
             const next = i + 1;
             return pending.then(
-              () => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, false, undefined)),
-              (err: unknown) => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, true, err)),
+              () => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, false, undefined)),
+              (err: unknown) => {
+                this.recordFailure(span, err);
+                return this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, true, err));
+              },
             );
           }
-          now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, span, false, undefined);
+          now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, false, undefined);
         } else {
           const reconciler = reconcilers[i - watchers.length]!;
           this.dequeueRetries(key, reconciler, action, object, metrics);
           const reconcileAction =
             action === 'UPDATE' && old !== undefined && isResync(old, object) ? ReconcileAction.Resynced : reconcileActionFromResourceAction(action);
-          const done = this.callReconciler(reconciler, kind, action, object, { action: reconcileAction, object }, metrics, undefined, started);
+          const request: ReconcileRequest = { action: reconcileAction, object };
+          // In the event span's context, the controller-event-reconcile span is its child.
+          const done =
+            span === undefined
+              ? this.callReconciler(reconciler, kind, action, object, request, metrics, undefined, started)
+              : runInSpan(span, () => this.callReconciler(reconciler, kind, action, object, request, metrics, undefined, started));
           if (typeof done !== 'number') {
             const next = i + 1;
-            return done.then((end) => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, end));
+            return done.then((end) => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, end));
           }
           now = done;
         }
       }
     } catch (err) {
-      this.endEvent(metrics, eventStarted, performance.now());
+      this.endEvent(metrics, eventStarted, performance.now(), span);
       throw err;
     }
-    this.endEvent(metrics, eventStarted, now);
+    this.endEvent(metrics, eventStarted, now, span);
     return undefined;
   }
 
@@ -449,14 +521,26 @@ export class InformerController {
 
   /** Calls the watcher method of `action` (in `span` when tracing); undefined when it returned no promise. */
   private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined): Promise<void> | undefined {
-    const ctx = this.lifecycle.ctx;
-    const result = span === undefined ? invokeWatcher(handler, ctx, action, old, object) : runInSpan(span, () => invokeWatcher(handler, ctx, action, old, object));
+    const call = (ctx: HandlerContext): Promise<void> => invokeWatcher(handler, ctx, action, old, object);
+    const result = span === undefined ? this.callHandler(object, call) : runInSpan(span, () => this.callHandler(object, call));
     return isPromiseLike(result) ? result : undefined;
   }
 
-  private endEvent(metrics: BoundEventMetrics, started: number, now: number): void {
+  /** Runs one handler call about `object` with the controller's signal, or with a deadline of its own (`handlerTimeoutMs`). */
+  private callHandler<R>(object: KubeObject, call: (ctx: HandlerContext) => Promise<R> | R): Promise<R> | R {
+    const ctx = new ObjectHandlerContext(this.lifecycle.ctx.signal, this.logger, object);
+    return this.handlerTimeoutMs > 0 ? callWithTimeout(ctx, this.handlerTimeoutMs, this.clock, call) : call(ctx);
+  }
+
+  private endEvent(metrics: BoundEventMetrics, started: number, now: number, span: Span | undefined): void {
     metrics.ongoingEvents.dec();
     metrics.eventDuration.observe((now - started) / 1000);
+    if (span !== undefined) endSpan(span);
+  }
+
+  /** A watcher of the event failed: the event span records it (unless it is only the shutdown's abort). */
+  private recordFailure(span: Span | undefined, error: unknown): void {
+    if (span !== undefined && !this.lifecycle.isShutdownAbort(error)) recordSpanError(span, error ?? new Error('handler failed'));
   }
 
   /**
@@ -535,11 +619,11 @@ export class InformerController {
     started: number,
   ): number | Promise<number> {
     const span = this.startSpan(retry !== undefined ? SpanNames.controllerRetry : SpanNames.controllerEventReconcile, object);
-    const ctx = this.lifecycle.ctx;
+    const call = (ctx: HandlerContext): Promise<ReconcileResult> | ReconcileResult => handler.reconcile(ctx, request);
     metrics.ongoingProcesses.inc();
     let pending: Promise<ReconcileResult> | ReconcileResult;
     try {
-      pending = span === undefined ? handler.reconcile(ctx, request) : runInSpan(span, () => handler.reconcile(ctx, request));
+      pending = span === undefined ? this.callHandler(object, call) : runInSpan(span, () => this.callHandler(object, call));
     } catch (err) {
       return this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, true, err);
     }
@@ -623,7 +707,12 @@ export class InformerController {
     this.scheduler.schedule(queueKey(entry.kind, entry.object), entry, delayMs);
   }
 
-  /** Applies the dequeue policy to the pending retries (waiting or queued) of `handler` for this object. */
+  /**
+   * Before `handler` gets a new event of an object: applies the dequeue policy to its pending retries
+   * for that object (waiting or queued), and makes each retry it keeps carry the new event's object,
+   * so that a retry, which runs after this event, never hands the handler an older state than the one
+   * it is about to see (a mirroring handler would otherwise end on the stale state).
+   */
   private dequeueRetries(key: string, handler: ResourceWatcher | Reconciler, action: ResourceAction, object: KubeObject, metrics: BoundEventMetrics): void {
     if (!this.scheduler.hasPending(key) && this.queue.queuedItems(key).length === 0) return;
     const policy = this.retryDequeuePolicy;
@@ -638,6 +727,10 @@ export class InformerController {
     };
     const dropped = this.scheduler.cancel(key, drop).length + this.queue.removeQueued(key, drop).length;
     if (dropped > 0) metrics.droppedRetries.inc(dropped);
+    if (action === 'DELETE') return;
+    for (const item of [...this.scheduler.entries(key), ...this.queue.queuedItems(key)]) {
+      if (item.type !== 'event' && item.handler === handler) refreshRetry(item, object);
+    }
   }
 
   private report(error: unknown, where: Partial<ErrorHandlerContext> & Pick<ErrorHandlerContext, 'source'>): void {
@@ -688,6 +781,19 @@ function isResync(old: KubeObject, object: KubeObject): boolean {
   if (old === object) return true;
   const rv = old.metadata?.resourceVersion;
   return rv !== undefined && rv !== '' && rv === object.metadata.resourceVersion;
+}
+
+/**
+ * Makes a kept retry carry `newer`, the object of a newer event of the same object. A retry of a
+ * delete keeps its object (the final state), and so does one of another object that had the same
+ * name (a different uid). An update retry keeps its `old`: old -> newer is the net change.
+ */
+function refreshRetry(retry: RetryEntry, newer: KubeObject): void {
+  if (retry.action === 'DELETE' || retry.object === newer) return;
+  const uid = retry.object.metadata.uid;
+  if (uid !== undefined && newer.metadata.uid !== undefined && uid !== newer.metadata.uid) return;
+  retry.object = newer;
+  if (retry.type === 'reconciler') retry.request = { ...retry.request, object: newer };
 }
 
 /** Merges a queued, not started UPDATE with an incoming UPDATE of the same object: oldest `old`, newest `new`. */

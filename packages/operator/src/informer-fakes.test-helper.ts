@@ -19,6 +19,7 @@ import type {
   WriteOptions,
 } from '@kubeloop/resource';
 import type { ListWatchClient, PatchClient } from './list-watch-client.js';
+import { noopLogger } from './logger.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
 
 /** A test kind. */
@@ -235,6 +236,8 @@ export class RecordingHandler implements ResourceWatcher {
 export class FakePatchClient<T extends KubeObject = KubeObject> implements PatchClient<T> {
   readonly objects = new Map<string, T>();
   readonly patches: PatchRequest[] = [];
+  /** The options of each patch, in the order of `patches` (e.g. `subresource: 'status'`). */
+  readonly patchOptions: (WriteOptions | undefined)[] = [];
   readonly gets: Identifier[] = [];
   beforePatch: ((id: Identifier, attempt: number) => void) | undefined;
   /** Errors to throw from the next patches, in order. */
@@ -263,8 +266,9 @@ export class FakePatchClient<T extends KubeObject = KubeObject> implements Patch
     return structuredClone(stored);
   }
 
-  async patch(id: Identifier, patch: PatchRequest, _options?: WriteOptions): Promise<T> {
+  async patch(id: Identifier, patch: PatchRequest, options?: WriteOptions): Promise<T> {
     this.patches.push(structuredClone(patch));
+    this.patchOptions.push(options);
     this.beforePatch?.(id, this.patches.length);
     const failure = this.failPatches.shift();
     if (failure) throw failure;
@@ -340,4 +344,4 @@ function key(id: Identifier): string {
 }
 
 /** A handler context that never aborts. */
-export const testContext: HandlerContext = { signal: new AbortController().signal };
+export const testContext: HandlerContext = { signal: new AbortController().signal, logger: noopLogger };

@@ -2,26 +2,28 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, CodecError, NetworkError } from '@kubeloop/resource';
 import type { Backoff } from './backoff.js';
-import { InvalidTransitionError, initialInformerState, retryAfterMs, transition } from './informer-state.js';
+import { InvalidTransitionError, healthyWatchMs, initialInformerState, instantClosePauseMs, retryAfterMs, shortWatchMs, transition } from './informer-state.js';
 import type { BackingOffState, InformerInput, InformerState, ListingState, WatchingState } from './informer-state.js';
 
-/** A backoff that answers 1000, 2000, 3000... and counts resets. */
-function countingBackoff(): Backoff & { calls: number } {
+/** A backoff that answers 1000, 2000, 3000... and counts its calls and resets. */
+function countingBackoff(): Backoff & { calls: number; resets: number } {
   const b = {
     calls: 0,
+    resets: 0,
     next(): number {
       return ++b.calls * 1000;
     },
     reset(): void {
       b.calls = 0;
+      b.resets++;
     },
   };
   return b;
 }
 
 const gone = new ApiError({ status: 410, reason: 'Expired' });
-const watching: WatchingState = { phase: 'Watching', resourceVersion: '10', afterList: false };
-const afterList: WatchingState = { phase: 'Watching', resourceVersion: '10', afterList: true };
+const watching: WatchingState = { phase: 'Watching', resourceVersion: '10', afterList: false, instantCloses: 0 };
+const afterList: WatchingState = { phase: 'Watching', resourceVersion: '10', afterList: true, instantCloses: 0 };
 const healthy = { resourceVersion: '15', events: 3, durationMs: 60_000 };
 const instant = { resourceVersion: '10', events: 0, durationMs: 10 };
 
@@ -71,19 +73,72 @@ describe('informer state machine', () => {
       phase: 'Watching',
       resourceVersion: '42',
       afterList: true,
+      instantCloses: 0,
     });
   });
 
-  test('a cleanly closed watch resumes at once from the last resourceVersion', () => {
+  test('a cleanly ended watch resumes at once from the last resourceVersion, without touching the error backoff', () => {
     const backoff = countingBackoff();
-    assert.deepEqual(step(watching, { type: 'watchClosed', ...healthy }, backoff), { phase: 'Watching', resourceVersion: '15', afterList: false });
+    assert.deepEqual(step(watching, { type: 'watchClosed', ...healthy }, backoff), { phase: 'Watching', resourceVersion: '15', afterList: false, instantCloses: 0 });
     assert.equal(backoff.calls, 0);
   });
 
-  test('a watch that closes at once without any event backs off before resuming', () => {
-    const next = step(watching, { type: 'watchClosed', ...instant }) as BackingOffState;
-    assert.equal(next.phase, 'BackingOff');
-    assert.deepEqual(next.next, { phase: 'Watching', resourceVersion: '10', afterList: false });
+  test('a watch that ends cleanly at once (no event) is no error: it is resumed at once and the backoff does not grow', () => {
+    const backoff = countingBackoff();
+    assert.deepEqual(step(watching, { type: 'watchClosed', ...instant }, backoff), { phase: 'Watching', resourceVersion: '10', afterList: false, instantCloses: 1 });
+    assert.equal(backoff.calls, 0);
+  });
+
+  test('watches that keep ending cleanly at once pause a fixed second between them, never through the error backoff', () => {
+    const backoff = countingBackoff();
+    let state: InformerState = watching;
+    const pauses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      state = step(state, { type: 'watchClosed', ...instant }, backoff);
+      if (state.phase === 'BackingOff') {
+        assert.equal(state.reason, 'instantClose');
+        assert.equal(state.cause, undefined);
+        pauses.push(state.delayMs);
+        state = step(state, { type: 'backoffElapsed' }, backoff);
+      } else pauses.push(0);
+    }
+    assert.deepEqual(pauses, [0, instantClosePauseMs, instantClosePauseMs, instantClosePauseMs]);
+    assert.equal(backoff.calls, 0);
+    // A watch that lasts ends the streak: the next instant end is resumed at once again.
+    const healthyEnd = step(state, { type: 'watchClosed', resourceVersion: '20', events: 0, durationMs: shortWatchMs }, backoff);
+    assert.deepEqual(healthyEnd, { phase: 'Watching', resourceVersion: '20', afterList: false, instantCloses: 0 });
+    assert.equal(step(healthyEnd, { type: 'watchClosed', ...instant }, backoff).phase, 'Watching');
+  });
+
+  test('an error after instant ends backs off through the error backoff and ends the streak', () => {
+    const backoff = countingBackoff();
+    const streak: WatchingState = { ...watching, instantCloses: 3 };
+    const next = step(streak, { type: 'watchFailed', error: new NetworkError('x'), ...instant }, backoff) as BackingOffState;
+    assert.equal(next.reason, 'error');
+    assert.equal(next.delayMs, 1000);
+    assert.deepEqual(next.next, { phase: 'Watching', resourceVersion: '10', afterList: false, instantCloses: 0 });
+  });
+
+  test('a watch that delivered an event resets the error backoff, however it ended', () => {
+    for (const ending of [{ type: 'watchClosed' }, { type: 'watchInactive' }, { type: 'watchFailed', error: new NetworkError('x') }] as const) {
+      const backoff = countingBackoff();
+      backoff.next();
+      backoff.next();
+      backoff.next();
+      const next = step(watching, { ...ending, resourceVersion: '11', events: 1, durationMs: 5 }, backoff);
+      assert.equal(backoff.resets, 1, ending.type);
+      if (ending.type === 'watchFailed') assert.equal((next as BackingOffState).delayMs, 1000, 'the next error waits the first delay again');
+    }
+  });
+
+  test('a watch open for the healthy threshold without events also resets the backoff; a shorter one does not', () => {
+    const backoff = countingBackoff();
+    backoff.next();
+    const failed = (durationMs: number): BackingOffState =>
+      step(watching, { type: 'watchFailed', error: new ApiError({ status: 500 }), resourceVersion: '10', events: 0, durationMs }, backoff) as BackingOffState;
+    assert.equal(failed(healthyWatchMs - 1).delayMs, 2000, 'a short failing watch keeps growing the backoff');
+    assert.equal(failed(healthyWatchMs - 1).delayMs, 3000);
+    assert.equal(failed(healthyWatchMs).delayMs, 1000);
   });
 
   test('an inactive watch is resumed at once from the last resourceVersion', () => {
@@ -91,6 +146,7 @@ describe('informer state machine', () => {
       phase: 'Watching',
       resourceVersion: '12',
       afterList: false,
+      instantCloses: 0,
     });
   });
 
@@ -125,7 +181,7 @@ describe('informer state machine', () => {
       const next = step(watching, { type: 'watchFailed', error, ...healthy }) as BackingOffState;
       assert.equal(next.phase, 'BackingOff');
       assert.equal(next.cause, error);
-      assert.deepEqual(next.next, { phase: 'Watching', resourceVersion: '15', afterList: false });
+      assert.deepEqual(next.next, { phase: 'Watching', resourceVersion: '15', afterList: false, instantCloses: 0 });
     });
   }
 
@@ -137,16 +193,16 @@ describe('informer state machine', () => {
     assert.equal((step(watching, { type: 'watchFailed', error: tooMany, ...healthy }, backoff) as BackingOffState).delayMs, 9000);
   });
 
-  test('consecutive errors take successive backoff delays', () => {
+  test('consecutive errors of watches that never worked take successive backoff delays', () => {
     const backoff = countingBackoff();
-    const first = step(watching, { type: 'watchFailed', error: new NetworkError('x'), ...healthy }, backoff) as BackingOffState;
+    const first = step(watching, { type: 'watchFailed', error: new NetworkError('x'), ...instant }, backoff) as BackingOffState;
     const resumed = step(first, { type: 'backoffElapsed' }, backoff);
-    const second = step(resumed, { type: 'watchFailed', error: new NetworkError('x'), ...healthy }, backoff) as BackingOffState;
+    const second = step(resumed, { type: 'watchFailed', error: new NetworkError('x'), ...instant }, backoff) as BackingOffState;
     assert.deepEqual([first.delayMs, second.delayMs], [1000, 2000]);
   });
 
   test('an elapsed backoff enters the state it was waiting for', () => {
-    const backingOff: BackingOffState = { phase: 'BackingOff', delayMs: 5, cause: new Error('x'), next: watching };
+    const backingOff: BackingOffState = { phase: 'BackingOff', reason: 'error', delayMs: 5, cause: new Error('x'), next: watching };
     assert.equal(step(backingOff, { type: 'backoffElapsed' }), watching);
   });
 
@@ -155,7 +211,7 @@ describe('informer state machine', () => {
       initialInformerState,
       { phase: 'Listed', reason: 'initial', resourceVersion: '1' },
       watching,
-      { phase: 'BackingOff', delayMs: 5, cause: undefined, next: watching },
+      { phase: 'BackingOff', reason: 'error', delayMs: 5, cause: undefined, next: watching },
       { phase: 'Stopped' },
     ];
     for (const s of states) assert.deepEqual(step(s, { type: 'aborted' }), { phase: 'Stopped' });

@@ -4,7 +4,7 @@
  * ```
  *          ┌──────────── page with continue ───────────┐
  *          v                                           │
- *   ┌─> Listing ── last page ──> Listed ── committed ──> Watching ──┐ closed / inactive: resume from last RV
+ *   ┌─> Listing ── last page ──> Listed ── committed ──> Watching ──┐ clean end / inactive: resume from last RV
  *   │      │                                            ^  │  ^    │
  *   │      └── error ──> BackingOff ── elapsed ─────────┘  │  └────┘
  *   │                        ^                             │
@@ -42,16 +42,30 @@ export interface ListedState {
   readonly resourceVersion: string;
 }
 
-/** Watch from `resourceVersion`. `afterList`: the watch starts right after a list (not a resume). */
+/**
+ * Watch from `resourceVersion`. `afterList`: the watch starts right after a list (not a resume).
+ * `instantCloses`: how many watches in a row, just before this one, ended cleanly at once (no
+ * event, open for less than {@link shortWatchMs}).
+ */
 export interface WatchingState {
   readonly phase: 'Watching';
   readonly resourceVersion: string;
   readonly afterList: boolean;
+  readonly instantCloses: number;
 }
 
-/** Wait `delayMs`, then go to `next`. `cause` is the error being backed off from. */
+/**
+ * Why the informer waits before its next request:
+ * - `error`: a list or watch failed; the delay comes from the error backoff (and Retry-After);
+ * - `instantClose`: watches keep ending cleanly at once; a fixed {@link instantClosePauseMs}
+ *   pause, so a server that closes every watch at once is not hammered. Not an error.
+ */
+export type BackoffReason = 'error' | 'instantClose';
+
+/** Wait `delayMs`, then go to `next`. `cause` is the error being backed off from (undefined for an instant close). */
 export interface BackingOffState {
   readonly phase: 'BackingOff';
+  readonly reason: BackoffReason;
   readonly delayMs: number;
   readonly cause: unknown;
   readonly next: ListingState | WatchingState;
@@ -69,7 +83,7 @@ export type InformerState = ListingState | ListedState | WatchingState | Backing
 export interface WatchStats {
   /** The last resourceVersion seen (of an event or a bookmark), or the one the watch started from. */
   readonly resourceVersion: string;
-  /** Events (bookmarks included) received on this connection. */
+  /** Events received on this connection: objects and bookmarks, not an `ERROR` event. */
   readonly events: number;
   /** How long the connection lived. */
   readonly durationMs: number;
@@ -91,8 +105,23 @@ export interface TransitionDeps {
   readonly backoff: Backoff;
 }
 
-/** A watch that ends with no event within this time did not really work: back off before the next one. */
+/** A watch that ends cleanly with no event within this time closed "at once" (see {@link instantClosePauseMs}). */
 export const shortWatchMs = 1000;
+
+/**
+ * The pause before re-watching after the second and every further watch in a row that ended
+ * cleanly at once. The first such end re-watches at once (a server-side timeout or a graceful drop
+ * can happen right after a reconnect); a server that ends every watch at once gets one watch
+ * request per second, not a tight loop. It is not an error and does not touch the error backoff.
+ */
+export const instantClosePauseMs = 1000;
+
+/**
+ * A watch that delivered an event or a bookmark, or stayed open this long, worked: the error backoff
+ * starts over from its first delay, whatever ended the watch (client-go and kube-rs reset theirs
+ * once things work again). The backoff's own reset after 120 s without errors still applies.
+ */
+export const healthyWatchMs = 10_000;
 
 /** The state a run starts in. */
 export const initialInformerState: ListingState = { phase: 'Listing', reason: 'initial', continueToken: undefined };
@@ -111,12 +140,15 @@ export class InvalidTransitionError extends Error {
  * 2. Listing: a page with a continue token -> Listing(next page); the last page -> Listed(list RV);
  *    410 (expired continue token) -> back off, then a fresh list; any other error -> back off, then retry the page.
  * 3. Listed: committed -> Watching(list RV).
- * 4. Watching: closed -> resume from the last RV at once (back off first if it closed within
- *    {@link shortWatchMs} without a single event); inactive -> resume at once; 410 -> relist at once
- *    (back off first if the watch started right after a list and saw no event, so a server that
- *    keeps answering 410 is not hammered); any other error -> back off, then resume from the last RV.
+ * 4. Watching: first, a watch that worked (an event or a bookmark, or open for {@link healthyWatchMs})
+ *    resets the error backoff. Then: a clean end (the server's `timeoutSeconds`, a graceful drop) is
+ *    no error: resume from the last RV at once; the second and later clean ends in a row that came at
+ *    once (no event, under {@link shortWatchMs}) pause {@link instantClosePauseMs} first. Inactive ->
+ *    resume at once. 410 -> relist at once (back off first if the watch started right after a list
+ *    and saw no event, so a server that keeps answering 410 is not hammered). Any other error ->
+ *    back off, then resume from the last RV.
  * 5. BackingOff: elapsed -> the state it was waiting to enter.
- * Every backoff delay is `backoff.next()`, floored by the error's Retry-After.
+ * Every error delay is `backoff.next()`, floored by the error's Retry-After.
  */
 export function transition(state: InformerState, input: InformerInput, deps: TransitionDeps): InformerState {
   if (input.type === 'aborted') return stopped;
@@ -132,14 +164,20 @@ export function transition(state: InformerState, input: InformerInput, deps: Tra
       }
       break;
     case 'Listed':
-      if (input.type === 'committed') return { phase: 'Watching', resourceVersion: state.resourceVersion, afterList: true };
+      if (input.type === 'committed') return { phase: 'Watching', resourceVersion: state.resourceVersion, afterList: true, instantCloses: 0 };
       break;
     case 'Watching': {
       if (input.type !== 'watchClosed' && input.type !== 'watchFailed' && input.type !== 'watchInactive') break;
-      const resume: WatchingState = { phase: 'Watching', resourceVersion: input.resourceVersion || state.resourceVersion, afterList: false };
-      const diedAtOnce = input.events === 0 && input.durationMs < shortWatchMs;
+      if (input.events > 0 || input.durationMs >= healthyWatchMs) deps.backoff.reset();
+      const resourceVersion = input.resourceVersion || state.resourceVersion;
+      const resume: WatchingState = { phase: 'Watching', resourceVersion, afterList: false, instantCloses: 0 };
       if (input.type === 'watchInactive') return resume;
-      if (input.type === 'watchClosed') return diedAtOnce ? backingOff(new Error('watch closed without any event'), resume, deps) : resume;
+      if (input.type === 'watchClosed') {
+        if (input.events > 0 || input.durationMs >= shortWatchMs) return resume;
+        const instantCloses = state.instantCloses + 1;
+        const next: WatchingState = { ...resume, instantCloses };
+        return instantCloses === 1 ? next : { phase: 'BackingOff', reason: 'instantClose', delayMs: instantClosePauseMs, cause: undefined, next };
+      }
       if (isGone(input.error)) {
         const relist: ListingState = { phase: 'Listing', reason: 'expired', continueToken: undefined };
         return state.afterList && input.events === 0 ? backingOff(input.error, relist, deps) : relist;
@@ -158,7 +196,7 @@ export function transition(state: InformerState, input: InformerInput, deps: Tra
 const stopped: StoppedState = { phase: 'Stopped' };
 
 function backingOff(cause: unknown, next: ListingState | WatchingState, deps: TransitionDeps): BackingOffState {
-  return { phase: 'BackingOff', delayMs: Math.max(deps.backoff.next(), retryAfterMs(cause)), cause, next };
+  return { phase: 'BackingOff', reason: 'error', delayMs: Math.max(deps.backoff.next(), retryAfterMs(cause)), cause, next };
 }
 
 /** The server's Retry-After (429, 503) in milliseconds, or 0. */

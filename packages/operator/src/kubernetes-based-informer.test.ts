@@ -2,10 +2,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, CodecError, NetworkError } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
+import { JitteredExponentialBackoff } from './backoff.js';
 import type { Backoff } from './backoff.js';
 import { VirtualClock } from './clock.js';
 import { FakeListWatchClient, RecordingHandler, gone, page, widget, widgetKind } from './informer-fakes.test-helper.js';
 import type { InformerState } from './informer-state.js';
+import { noopLogger } from './logger.js';
+import { InformerMetrics } from './metrics.js';
+import { Registry } from 'prom-client';
 import { KubernetesBasedInformer, WatchInactivityError, stripManagedFields } from './kubernetes-based-informer.js';
 import type { InformerErrorContext, KubernetesBasedInformerOptions } from './kubernetes-based-informer.js';
 import type { HandlerContext } from './resource-watcher.js';
@@ -50,6 +54,7 @@ function harness(options: KubernetesBasedInformerOptions = {}): Harness {
     clock,
     backoff,
     random: () => 0,
+    logger: noopLogger,
     errorHandler: (error, context) => errors.push({ error, context }),
     ...options,
   });
@@ -224,6 +229,145 @@ describe('KubernetesBasedInformer', () => {
     assert.deepEqual(starts, ['1', '8']);
     assert.equal(h.client.listCalls.length, 1);
     assert.equal(h.backoff.calls, 0);
+    await h.stop();
+  });
+
+  test('a watch the server ends cleanly right after it opened is re-watched at once from the last resourceVersion: no error, no backoff', async () => {
+    const h = harness();
+    h.client.replyList(page([], '1')).replyWatch().replyWatch();
+    await h.start();
+    // A graceful drop right after a (re)connect: no event, well under a second.
+    h.client.watch_.close();
+    await h.settle();
+    assert.equal(h.client.watchCalls.length, 2, 're-watched without waiting');
+    assert.equal(h.client.watchCalls[1]!.resourceVersion, '1');
+    assert.deepEqual(h.errors, []);
+    assert.equal(h.backoff.calls, 0);
+    assert.ok(!h.states.some((s) => s.phase === 'BackingOff'));
+    await h.stop();
+  });
+
+  test('a server that ends every watch at once gets one watch per second, not a tight loop, and no error', async () => {
+    const h = harness();
+    h.client.replyList(page([], '1'));
+    for (let i = 0; i < 6; i++) h.client.replyWatch();
+    await h.start();
+    h.client.watch_.close();
+    await h.settle();
+    h.client.watch_.close();
+    await h.settle();
+    assert.equal(h.client.watchCalls.length, 2, 'the second instant end waits');
+    await h.clock.advance(999);
+    assert.equal(h.client.watchCalls.length, 2);
+    await h.clock.advance(1);
+    assert.equal(h.client.watchCalls.length, 3);
+    h.client.watch_.close();
+    await h.clock.advance(1000);
+    assert.equal(h.client.watchCalls.length, 4);
+    assert.deepEqual(h.errors, []);
+    assert.equal(h.backoff.calls, 0);
+    await h.stop();
+  });
+
+  test('the error backoff starts over after a watch that delivered an event (virtual clock)', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const backoff = new JitteredExponentialBackoff({ clock, jitter: 'none', initialMs: 800, maxMs: 30_000 });
+    const h = harness({ clock, backoff });
+    const delays: number[] = [];
+    h.informer.on('stateChange', (s) => {
+      if (s.phase === 'BackingOff') delays.push(s.delayMs);
+    });
+    h.client.replyList(page([], '1'));
+    for (let i = 0; i < 8; i++) h.client.replyWatch();
+    const reset = (): NetworkError => new NetworkError('connection reset', { errno: 'ECONNRESET' });
+    await h.start();
+    // Two watches that fail at once: the backoff grows.
+    h.client.watch_.fail(reset());
+    await clock.advance(800);
+    h.client.watch_.fail(reset());
+    await clock.advance(1600);
+    // A watch that works (one event), then fails: the next delay is the first one again.
+    h.client.watch_.push('ADDED', widget('a', '2')).fail(reset());
+    await clock.advance(800);
+    h.client.watch_.fail(reset());
+    await clock.advance(1600);
+    assert.deepEqual(delays, [800, 1600, 800, 1600]);
+    assert.equal(h.client.watchCalls.length, 5);
+    assert.equal(h.client.watchCalls[3]!.resourceVersion, '2');
+    await h.stop();
+  });
+
+  test('a watch request that takes long to fail never connected: it does not reset the backoff', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const backoff = new JitteredExponentialBackoff({ clock, jitter: 'none', initialMs: 800, maxMs: 30_000 });
+    const h = harness({ clock, backoff });
+    const delays: number[] = [];
+    h.informer.on('stateChange', (s) => {
+      if (s.phase === 'BackingOff') delays.push(s.delayMs);
+    });
+    h.client.replyList(page([], '1'));
+    await h.start();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // The request hangs for 20 s (longer than the healthy threshold), then fails.
+      await clock.advance(20_000);
+      h.client.replyWatch(new NetworkError('timed out', { errno: 'ETIMEDOUT' }));
+      await h.settle();
+      await clock.advance(delays.at(-1) ?? 0);
+    }
+    assert.deepEqual(delays, [800, 1600, 3200]);
+    await h.stop();
+  });
+
+  test('an ERROR event alone is not a working watch: the backoff keeps growing', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const backoff = new JitteredExponentialBackoff({ clock, jitter: 'none', initialMs: 800, maxMs: 30_000 });
+    const h = harness({ clock, backoff });
+    const delays: number[] = [];
+    h.informer.on('stateChange', (s) => {
+      if (s.phase === 'BackingOff') delays.push(s.delayMs);
+    });
+    h.client.replyList(page([], '1')).replyWatch().replyWatch().replyWatch();
+    await h.start();
+    h.client.watch_.error({ type: 'ERROR', error: new ApiError({ status: 500 }) });
+    await clock.advance(800);
+    h.client.watch_.error({ type: 'ERROR', error: new ApiError({ status: 500 }) });
+    await clock.advance(1600);
+    assert.deepEqual(delays, [800, 1600]);
+    await h.stop();
+  });
+
+  test('metrics count restarts by reason, show the current backoff and the time of the last event', async () => {
+    const metrics = new InformerMetrics();
+    const registry = new Registry();
+    for (const c of metrics.collectors()) registry.registerMetric(c);
+    const h = harness({ metrics });
+    const value = async (name: string, labels: Record<string, string> = {}): Promise<number | undefined> => {
+      const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+      const found = (metric?.values as { labels: Record<string, string | number>; value: number }[] | undefined)?.find((v) =>
+        Object.entries({ kind: 'Widget', ...labels }).every(([k, want]) => v.labels[k] === want),
+      );
+      return found?.value;
+    };
+    h.client.replyList(page([], '1')).replyWatch().replyWatch().replyWatch().replyList(page([], '9')).replyWatch();
+    await h.start();
+    assert.equal(await value('informer_last_event_timestamp_seconds'), undefined, 'no event yet');
+    await h.clock.advance(5000);
+    h.client.watch_.push('ADDED', widget('a', '5'));
+    await h.settle();
+    assert.equal(await value('informer_last_event_timestamp_seconds'), 1005);
+    h.client.watch_.close();
+    await h.settle();
+    h.client.watch_.fail(new NetworkError('reset', { errno: 'ECONNRESET' }));
+    await h.settle();
+    assert.equal(await value('informer_backoff_seconds'), 1, 'waiting 1 s');
+    await h.clock.advance(1000);
+    assert.equal(await value('informer_backoff_seconds'), 0, 'no longer waiting');
+    h.client.watch_.error({ type: 'ERROR', error: gone() });
+    await h.settle();
+    assert.equal(await value('informer_restarts_total', { reason: 'clean_end' }), 1);
+    assert.equal(await value('informer_restarts_total', { reason: 'error' }), 1);
+    assert.equal(await value('informer_restarts_total', { reason: 'expired' }), 1);
+    assert.equal(await value('informer_relists_total'), 2);
     await h.stop();
   });
 

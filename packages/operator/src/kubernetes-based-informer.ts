@@ -4,13 +4,14 @@
  *
  * Flow: paginated list -> diff against the cache, swap it, deliver -> watch from the list's
  * resourceVersion (bookmarks on, server timeout randomised between `watchTimeoutSeconds` and
- * twice that) -> a clean close resumes from the last resourceVersion -> 410 relists and diffs
- * (deletes missed in the gap are delivered with the last known object) -> any other error backs
- * off (jittered, Retry-After as a floor) and resumes. It never stops until the signal aborts.
+ * twice that) -> a clean end re-watches at once from the last resourceVersion (not an error) ->
+ * 410 relists and diffs (deletes missed in the gap are delivered with the last known object) ->
+ * any other error backs off (jittered, Retry-After as a floor; reset by a watch that worked) and
+ * resumes. It never stops until the signal aborts. See `informer-state.ts` for the exact rules.
  */
 import { EventEmitter } from 'eventemitter3';
 import type { Span } from '@opentelemetry/api';
-import { KubeloopError, isCodecError } from '@kubeloop/resource';
+import { KubeloopError, isCodecError, isGone } from '@kubeloop/resource';
 import type { KubeObject, Schema, WatchResponse } from '@kubeloop/resource';
 import { JitteredExponentialBackoff } from './backoff.js';
 import type { Backoff } from './backoff.js';
@@ -22,8 +23,9 @@ import { initialInformerState, transition } from './informer-state.js';
 import type { InformerInput, InformerState, ListedState, ListingState, RelistReason, TransitionDeps, WatchingState } from './informer-state.js';
 import { InformerStore, ObjectIndex } from './informer-store.js';
 import { consoleLogger } from './logger.js';
-import type { BoundInformerMetrics, InformerMetrics } from './metrics.js';
-import { SpanNames, endSpan, getTracer, startObjectSpan } from './tracing.js';
+import type { Logger } from './logger.js';
+import type { BoundInformerMetrics, InformerMetrics, InformerRestartReason } from './metrics.js';
+import { SpanNames, endSpan, getTracer, runInSpan, startObjectSpan, tracingEnabled } from './tracing.js';
 import type { ListWatchClient } from './list-watch-client.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
 
@@ -88,8 +90,13 @@ export interface KubernetesBasedInformerOptions<T extends KubeObject = KubeObjec
   clock?: Clock;
   /** Delays after errors. Default: `new JitteredExponentialBackoff({ clock })` (0.8 s .. 30 s, reset after 120 s). */
   backoff?: Backoff;
-  /** Prometheus counters (`informer_watch_connects_total`, `informer_relists_total`, ...). Default: none. */
+  /** Prometheus metrics (`informer_watch_connects_total`, `informer_restarts_total`, ...; see `InformerMetrics`). Default: none. */
   metrics?: Pick<InformerMetrics, 'forKind'>;
+  /**
+   * Receives what the informer does besides errors (those go to `errorHandler`): relists and waits
+   * before the next request at `info`, clean ends of watches at `debug`. Default: `consoleLogger`.
+   */
+  logger?: Logger;
   /** Uniform random numbers in [0, 1) for the watch timeout spread. Default: `Math.random`. */
   random?: () => number;
 }
@@ -187,7 +194,8 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private readonly resyncPeriodMs: number;
   private readonly transform: ((object: T) => T) | undefined;
   private readonly clock: Clock;
-  private readonly metrics: BoundInformerMetrics | undefined;
+  private metrics: BoundInformerMetrics | undefined;
+  private readonly logger: Logger;
   private readonly random: () => number;
   private readonly deps: TransitionDeps;
 
@@ -197,7 +205,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private rv = '';
   private synced = false;
   private running = false;
-  private ctx: HandlerContext = { signal: new AbortController().signal };
+  private ctx: HandlerContext = { signal: new AbortController().signal, logger: consoleLogger };
   private traceEvents = false;
   /** The object a watch event replaced in the cache, while that event is delivered. */
   private previous: T | undefined;
@@ -234,6 +242,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     this.clock = options.clock ?? realClock;
     this.deps = { backoff: options.backoff ?? new JitteredExponentialBackoff({ clock: this.clock }) };
     this.metrics = options.metrics?.forKind(kind.kind);
+    this.logger = options.logger ?? consoleLogger;
     this.random = options.random ?? Math.random;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1) throw new InvalidArgumentError('pageSize must be an integer >= 1');
     if (!(this.watchTimeoutSeconds >= 1)) throw new InvalidArgumentError('watchTimeoutSeconds must be >= 1');
@@ -244,6 +253,16 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   /** The kind observed. */
   schema(): Schema {
     return this.kind;
+  }
+
+  /**
+   * Counts into `metrics` when the informer was created without the `metrics` option (an
+   * `InformerController` offers its own in `addInformer`); returns whether it took them.
+   */
+  useMetrics(metrics: Pick<InformerMetrics, 'forKind'>): boolean {
+    if (this.metrics !== undefined) return false;
+    this.metrics = metrics.forKind(this.kind.kind);
+    return true;
   }
 
   /** The cache, keyed by `namespace/name`; swapped atomically on relists. Read-only: do not modify its objects. */
@@ -292,13 +311,15 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   async run(signal: AbortSignal): Promise<void> {
     if (this.running) throw new InvalidArgumentError('informer is already running');
     this.running = true;
-    this.ctx = { signal };
+    this.ctx = { signal, logger: consoleLogger };
     if (this.resyncPeriodMs > 0) this.resyncTimer = this.clock.setTimer(this.resyncPeriodMs, this.onResyncTimer);
     let state: InformerState = initialInformerState;
     try {
       while (state.phase !== 'Stopped') {
         const input = signal.aborted ? ABORTED : await this.execute(state, signal);
-        state = transition(state, input, this.deps);
+        const next = transition(state, input, this.deps);
+        this.observe(state, input, next);
+        state = next;
         this.notify('stateChange', state);
       }
     } finally {
@@ -306,6 +327,26 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       this.resyncTimer = undefined;
       while (this.exclusive !== undefined) await this.exclusive;
       this.running = false;
+    }
+  }
+
+  /** Counts and logs a transition: why the informer lists or watches again, and how long it waits first. */
+  private observe(from: InformerState, input: InformerInput, to: InformerState): void {
+    const reason = restartReason(input);
+    if (reason !== undefined) this.metrics?.restarted(reason);
+    const attributes = { component: 'KubernetesBasedInformer', kind: this.kind.kind, namespace: this.namespace };
+    if (input.type === 'watchClosed') {
+      this.logger.debug('watch ended cleanly', { ...attributes, resourceVersion: input.resourceVersion, events: input.events, durationMs: input.durationMs });
+    }
+    if (to.phase === 'BackingOff') {
+      this.metrics?.backingOff(to.delayMs);
+      const message = to.reason === 'error' ? 'waiting before the next request after an error' : 'watches keep ending at once; pausing before the next one';
+      this.logger.info(message, { ...attributes, delayMs: to.delayMs, reason: to.reason, error: to.cause === undefined ? undefined : errorMessage(to.cause) });
+    } else if (from.phase === 'BackingOff') {
+      this.metrics?.backingOff(0);
+    }
+    if (to.phase === 'Listing' && to.continueToken === undefined && to.reason === 'expired' && from.phase === 'Watching') {
+      this.logger.info('watch history expired (410); relisting', { ...attributes, resourceVersion: this.rv });
     }
   }
 
@@ -364,6 +405,8 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
 
   private async commit(state: ListedState): Promise<InformerInput> {
     await this.enterDelivery();
+    // Objects of a list get their informer-event-* spans too (upstream's informer delivers them as adds).
+    this.traceEvents = tracingEnabled();
     try {
       const deltas = this.cache.replace(this.buffer);
       this.buffer = new ObjectIndex();
@@ -374,6 +417,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         else await this.fanOut(Op.Delete, undefined, delta.object);
       }
     } finally {
+      this.traceEvents = false;
       await this.leaveDelivery();
     }
     this.metrics?.synced(this.clock.now());
@@ -385,7 +429,6 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   }
 
   private async watch(state: WatchingState, signal: AbortSignal): Promise<InformerInput> {
-    const startedAt = this.clock.now();
     const from = state.resourceVersion;
     this.rv = from;
     const span = this.startSpan(SpanNames.informerWatch);
@@ -403,8 +446,10 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       endSpan(span, error);
       if (signal.aborted) return ABORTED;
       this.report(error, 'watch');
-      return { type: 'watchFailed', error, resourceVersion: from, events: 0, durationMs: this.clock.now() - startedAt };
+      // Never connected: it lived 0 ms, however long the request took to fail.
+      return { type: 'watchFailed', error, resourceVersion: from, events: 0, durationMs: 0 };
     }
+    const connectedAt = this.clock.now();
     this.metrics?.watchConnected();
     this.notify('watchStart', from);
     this.traceEvents = span.isRecording();
@@ -429,13 +474,15 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
 
     let failure: unknown;
     const transform = this.transform;
+    const metrics = this.metrics;
     try {
       for await (const event of watch) {
-        events++;
         if (event.type === 'ERROR') {
           failure = event.error;
           break;
         }
+        events++;
+        if (metrics !== undefined) metrics.eventReceived(this.clock.now());
         if (event.type === 'BOOKMARK') {
           this.rv = event.object.metadata.resourceVersion || this.rv;
           continue;
@@ -474,7 +521,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       watch.stop();
       this.traceEvents = false;
     }
-    const stats = { resourceVersion: this.rv, events, durationMs: this.clock.now() - startedAt };
+    const stats = { resourceVersion: this.rv, events, durationMs: this.clock.now() - connectedAt };
     endSpan(span, signal.aborted ? undefined : failure);
     if (signal.aborted) return ABORTED;
     if (failure !== undefined) {
@@ -530,11 +577,12 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private async fanOut(op: Op.Add | Op.Update | Op.Delete, previous: T | undefined, object: T): Promise<void> {
     const span = this.traceEvents ? startObjectSpan(op === Op.Add ? SpanNames.informerEventAdd : op === Op.Update ? SpanNames.informerEventUpdate : SpanNames.informerEventDelete, object) : undefined;
     let failure: unknown;
+    const call = (handler: ResourceWatcher<T>): Promise<void> =>
+      op === Op.Update ? handler.update(this.ctx, previous!, object) : op === Op.Add ? handler.add(this.ctx, object) : handler.delete(this.ctx, object);
     for (const handler of this.handlers) {
       try {
-        if (op === Op.Update) await handler.update(this.ctx, previous!, object);
-        else if (op === Op.Add) await handler.add(this.ctx, object);
-        else await handler.delete(this.ctx, object);
+        // Handlers run in the span's context: what they start (the controller's event span) is its child.
+        await (span === undefined ? call(handler) : runInSpan(span, () => call(handler)));
       } catch (error) {
         failure = error;
         this.report(error, 'handler', object);
@@ -620,6 +668,21 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     return getTracer().startSpan(name, {
       attributes: { 'kind.name': this.kind.kind, 'kind.group': this.kind.group, 'kind.version': this.kind.version, namespace: this.namespace },
     });
+  }
+}
+
+/** The `informer_restarts_total` reason of a transition's input, if it ends a watch or a list. */
+function restartReason(input: InformerInput): InformerRestartReason | undefined {
+  switch (input.type) {
+    case 'watchClosed':
+      return 'clean_end';
+    case 'watchInactive':
+      return 'inactivity';
+    case 'watchFailed':
+    case 'listFailed':
+      return isGone(input.error) ? 'expired' : 'error';
+    default:
+      return undefined;
   }
 }
 

@@ -25,18 +25,22 @@ function text(value: unknown): string {
   }
 }
 
-function format(level: string, message: string, attributes?: LogAttributes): string {
-  let line = `${new Date().toISOString()} ${level} ${message}`;
+/** `time LEVEL message key=value...`; attributes whose value is undefined are left out. */
+export function formatLogLine(level: string, message: string, attributes?: LogAttributes, now: Date = new Date()): string {
+  let line = `${now.toISOString()} ${level} ${message}`;
   if (attributes !== undefined) {
     for (const key of Object.keys(attributes)) {
       const value = attributes[key];
+      if (value === undefined) continue;
       line += ` ${key}=${text(value)}`;
     }
   }
   return line;
 }
 
-/** Logs info and above to the console as `time LEVEL message key=value...`; debug is dropped. */
+const format = formatLogLine;
+
+/** Logs info and above to the console as `time LEVEL message key=value...` (undefined attributes left out); debug is dropped. */
 export const consoleLogger: Logger = {
   debug: () => {},
   info: (message, attributes) => console.info(format('INFO', message, attributes)),
@@ -51,3 +55,17 @@ export const noopLogger: Logger = {
   warn: () => {},
   error: () => {},
 };
+
+/**
+ * A logger that adds `attributes` to every line of `logger` (slog's `With`); attributes given to a
+ * call win over the bound ones. Binding is cheap: nothing is merged until a line is logged.
+ */
+export function withAttributes(logger: Logger, attributes: LogAttributes): Logger {
+  const merge = (extra: LogAttributes | undefined): LogAttributes => (extra === undefined ? attributes : { ...attributes, ...extra });
+  return {
+    debug: (message, extra) => logger.debug(message, merge(extra)),
+    info: (message, extra) => logger.info(message, merge(extra)),
+    warn: (message, extra) => logger.warn(message, merge(extra)),
+    error: (message, extra) => logger.error(message, merge(extra)),
+  };
+}

@@ -1,7 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Counter, Gauge, Histogram, Registry, register as globalRegistry } from 'prom-client';
+import { VirtualClock } from './clock.js';
+import { InformerController } from './informer-controller.js';
+import { noopLogger } from './logger.js';
 import { ControllerMetrics, InformerMetrics, LATENCY_BUCKETS } from './metrics.js';
+import { FakeInformer, widget } from './testing/fake-informer.js';
 
 type PrometheusCollectorLike = Counter | Gauge | Histogram;
 
@@ -37,6 +41,25 @@ describe('ControllerMetrics', () => {
     );
     const retries = (await m.retriesTotal.get()).values;
     assert.deepEqual(retries[0]?.labels, { event_type: 'UPDATE', kind: 'Widget', handler: 'reconciler', reason: 'requeue' });
+  });
+
+  test("the kind label is the object's kind, as upstream, not the string the informer was registered under", async () => {
+    const controller = new InformerController({ clock: new VirtualClock(), logger: noopLogger });
+    const informer = new FakeInformer();
+    controller.addInformer(informer, 'widgets');
+    controller.addReconciler({ reconcile: async () => ({}) }, 'widgets');
+    const abort = new AbortController();
+    const running = controller.run(abort.signal);
+    informer.add(widget('a'));
+    await controller.whenIdle();
+    abort.abort();
+    await running;
+    const registry = new Registry();
+    for (const c of controller.prometheusCollectors()) registry.registerMetric(c);
+    const text = await registry.metrics();
+    assert.match(text, /informer_events_total\{event_type="CREATE",kind="Widget"\} 1/);
+    assert.match(text, /reconciler_process_duration_seconds_count\{event_type="CREATE",kind="Widget"\} 1/);
+    assert.doesNotMatch(text, /kind="widgets"/);
   });
 
   test('the plain-number children expose exactly what prom-client children fed the same calls expose', async () => {
@@ -118,6 +141,28 @@ describe('InformerMetrics', () => {
       'inf_informer_relists_total',
       'inf_informer_last_sync_timestamp_seconds',
       'inf_informer_decode_errors_total',
+      'inf_informer_restarts_total',
+      'inf_informer_backoff_seconds',
+      'inf_informer_last_event_timestamp_seconds',
     ]);
+  });
+
+  test('counts restarts by reason, shows the current backoff, and publishes the last event time at scrape', async () => {
+    const m = new InformerMetrics();
+    const w = m.forKind('Widget');
+    w.restarted('clean_end');
+    w.restarted('clean_end');
+    w.restarted('expired');
+    w.backingOff(1500);
+    const restarts = (await m.restartsTotal.get()).values.map((v) => [v.labels.reason, v.value]);
+    assert.deepEqual(restarts, [
+      ['clean_end', 2],
+      ['expired', 1],
+    ]);
+    assert.equal((await m.backoffSeconds.get()).values[0]?.value, 1.5);
+    assert.deepEqual((await m.lastEventTimestamp.get()).values, [], 'no event yet: no sample');
+    w.eventReceived(1_700_000_000_000);
+    w.eventReceived(1_700_000_002_500);
+    assert.equal((await m.lastEventTimestamp.get()).values[0]?.value, 1_700_000_002.5);
   });
 });

@@ -106,7 +106,7 @@ export class ControllerMetrics {
   /** `controller_pending_retries`: retries waiting for their time. */
   readonly pendingRetries: Gauge;
 
-  private readonly bound = new Map<string, BoundEventMetrics>();
+  private readonly bound = new Map<string, Partial<Record<ResourceAction, BoundEventMetrics>>>();
   /** The local children of each per-event metric, published by the metric's `collect()`. */
   private readonly local = {
     eventsTotal: [] as LocalCounter[],
@@ -253,15 +253,14 @@ export class ControllerMetrics {
     this.pendingSource = pendingRetries;
   }
 
-  /** The children for one kind and event type, bound on first use and cached. */
+  /** The children for one kind and event type, bound on first use and cached (looked up per event: no string building). */
   forEvent(kind: string, eventType: ResourceAction): BoundEventMetrics {
-    const cacheKey = `${eventType}\u0000${kind}`;
-    let b = this.bound.get(cacheKey);
-    if (b === undefined) {
-      b = this.bind(kind, eventType);
-      this.bound.set(cacheKey, b);
+    let byType = this.bound.get(kind);
+    if (byType === undefined) {
+      byType = {};
+      this.bound.set(kind, byType);
     }
-    return b;
+    return (byType[eventType] ??= this.bind(kind, eventType));
   }
 
   /** Every collector, for registration. */
@@ -484,6 +483,17 @@ function histogramMergeSupported(): boolean {
   return mergeSupported;
 }
 
+/** Why an informer started its list or watch again (`informer_restarts_total{reason}`). */
+export type InformerRestartReason =
+  /** The watch ended cleanly (the server's `timeoutSeconds`, a graceful drop): re-watched from the last resourceVersion. */
+  | 'clean_end'
+  /** A list or watch failed (network, 5xx, 429, a malformed line...): backed off, then resumed. */
+  | 'error'
+  /** The resourceVersion was too old (410 Gone): a full relist. */
+  | 'expired'
+  /** The watch delivered nothing for the inactivity timeout: closed and resumed. */
+  | 'inactivity';
+
 /** The informer metrics of one kind, bound once (what an informer calls on its events). */
 export interface BoundInformerMetrics {
   /** A watch connection was opened (first or re-connect). */
@@ -494,19 +504,32 @@ export interface BoundInformerMetrics {
   synced(atMs: number): void;
   /** A watch line or list item could not be decoded. */
   decodeError(): void;
+  /** A watch ended, or a list failed, for `reason`. */
+  restarted(reason: InformerRestartReason): void;
+  /** The informer waits `delayMs` before its next request; 0 once it goes on. */
+  backingOff(delayMs: number): void;
+  /** A watch event or bookmark arrived at `atMs` (epoch milliseconds). Called per event: only stores a number. */
+  eventReceived(atMs: number): void;
 }
 
 /**
- * Informer metrics, for informer implementations to receive as an option and count into:
- * `informer_watch_connects_total{kind}`, `informer_relists_total{kind}`,
- * `informer_last_sync_timestamp_seconds{kind}`, `informer_decode_errors_total{kind}`.
+ * Informer metrics, for informer implementations to receive as an option and count into (label `kind`):
+ * `informer_watch_connects_total`, `informer_relists_total`, `informer_last_sync_timestamp_seconds`,
+ * `informer_decode_errors_total`, `informer_restarts_total{reason}` (see {@link InformerRestartReason}),
+ * `informer_backoff_seconds` (the wait before the next request, 0 when none) and
+ * `informer_last_event_timestamp_seconds` (the last watch event or bookmark; alert on `time() - it`).
  */
 export class InformerMetrics {
   readonly watchConnectsTotal: Counter<'kind'>;
   readonly relistsTotal: Counter<'kind'>;
   readonly lastSyncTimestamp: Gauge<'kind'>;
   readonly decodeErrorsTotal: Counter<'kind'>;
+  readonly restartsTotal: Counter<'kind' | 'reason'>;
+  readonly backoffSeconds: Gauge<'kind'>;
+  readonly lastEventTimestamp: Gauge<'kind'>;
   private readonly bound = new Map<string, BoundInformerMetrics>();
+  /** Per kind, the epoch milliseconds of the last event (0: none yet), published at scrape time. */
+  private readonly lastEventMs = new Map<string, { atMs: number }>();
 
   constructor(options: MetricsOptions = {}) {
     const ns = options.namespace;
@@ -535,6 +558,28 @@ export class InformerMetrics {
       labelNames,
       registers: [],
     });
+    this.restartsTotal = new Counter({
+      name: metricName(ns, 'informer_restarts_total'),
+      help: 'Number of times the informer listed or watched again, by reason (clean_end, error, expired, inactivity)',
+      labelNames: ['kind', 'reason'],
+      registers: [],
+    });
+    this.backoffSeconds = new Gauge({
+      name: metricName(ns, 'informer_backoff_seconds'),
+      help: 'Seconds the informer waits before its next list or watch request (0 when it is not waiting)',
+      labelNames,
+      registers: [],
+    });
+    const lastEventMs = this.lastEventMs;
+    this.lastEventTimestamp = new Gauge({
+      name: metricName(ns, 'informer_last_event_timestamp_seconds'),
+      help: 'Unix time (seconds) of the last watch event or bookmark received',
+      labelNames,
+      registers: [],
+      collect() {
+        for (const [kind, last] of lastEventMs) if (last.atMs > 0) this.labels(kind).set(last.atMs / 1000);
+      },
+    });
   }
 
   /** The children of one kind, bound on first use and cached. */
@@ -545,11 +590,19 @@ export class InformerMetrics {
       const relists = this.relistsTotal.labels(kind);
       const lastSync = this.lastSyncTimestamp.labels(kind);
       const decodeErrors = this.decodeErrorsTotal.labels(kind);
+      const backoff = this.backoffSeconds.labels(kind);
+      const lastEvent = { atMs: 0 };
+      this.lastEventMs.set(kind, lastEvent);
       b = {
         watchConnected: () => connects.inc(),
         relisted: () => relists.inc(),
         synced: (atMs) => lastSync.set(atMs / 1000),
         decodeError: () => decodeErrors.inc(),
+        restarted: (reason) => this.restartsTotal.labels(kind, reason).inc(),
+        backingOff: (delayMs) => backoff.set(delayMs / 1000),
+        eventReceived: (atMs) => {
+          lastEvent.atMs = atMs;
+        },
       };
       this.bound.set(kind, b);
     }
@@ -558,6 +611,14 @@ export class InformerMetrics {
 
   /** Every collector, for registration. */
   collectors(): PrometheusCollector[] {
-    return [this.watchConnectsTotal, this.relistsTotal, this.lastSyncTimestamp, this.decodeErrorsTotal] as PrometheusCollector[];
+    return [
+      this.watchConnectsTotal,
+      this.relistsTotal,
+      this.lastSyncTimestamp,
+      this.decodeErrorsTotal,
+      this.restartsTotal,
+      this.backoffSeconds,
+      this.lastEventTimestamp,
+    ] as PrometheusCollector[];
   }
 }

@@ -96,7 +96,27 @@ describe('Operator', () => {
     assert.equal(other.stopped, true);
   });
 
-  test('a controller added while running is started', async () => {
+  test('a controller that fails after the signal aborted does not make run() reject (upstream returns nil once stopped)', async () => {
+    const op = new Operator();
+    const failsWhileStopping: Controller = {
+      run: async (signal) => {
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        throw new Error('flush failed while stopping');
+      },
+    };
+    const other = new TestController(3);
+    op.addController(failsWhileStopping);
+    op.addController(other);
+    const abort = new AbortController();
+    const running = op.run(abort.signal);
+    await waitFor(() => other.started === 1);
+    abort.abort();
+    await running;
+    assert.equal(other.stopped, true, 'run() still waits for every controller');
+  });
+
+  // Deliberate difference (README): upstream's AddController after Run is not added to the running controllers.
+  test('a controller added while running is started, and stopped with the others', async () => {
     const op = new Operator();
     const abort = new AbortController();
     const running = op.run(abort.signal);

@@ -12,14 +12,16 @@ export interface Controller {
 /**
  * Runs controllers together (grafana-app-sdk `Operator`). The first controller to fail aborts
  * every other controller; `run()` rejects with that first error once all of them have stopped
- * (upstream returned at once and left the others running).
+ * (upstream returned at once and left the others running). Once the caller's signal has aborted,
+ * errors are no longer failures: `run()` resolves, as upstream returns nil once stopped.
  */
 export class Operator {
   private readonly controllers: Controller[] = [];
   private active: RunningSet | undefined;
 
   /**
-   * Adds a controller. One added while the operator runs is started at once.
+   * Adds a controller. One added while the operator runs is started at once and stopped with the
+   * others (upstream: not added to the running ones, so it never ran).
    * @throws InvalidArgumentError "controller cannot be nil".
    */
   addController(controller: Controller): void {
@@ -39,8 +41,9 @@ export class Operator {
 
   /**
    * Runs every controller until `signal` aborts or one fails, then resolves once all have
-   * stopped; rejects with the first error if a controller failed. A controller that returns early
-   * without error does not stop the others.
+   * stopped; rejects with the first error if a controller failed before `signal` aborted (an error
+   * raised while stopping is not a failure of the run). A controller that returns early without
+   * error does not stop the others.
    */
   async run(signal: AbortSignal): Promise<void> {
     const set = new RunningSet(signal);
@@ -99,8 +102,11 @@ class RunningSet {
     try {
       await controller.run(this.abort.signal);
     } catch (err) {
-      this.firstError ??= { error: err };
-      this.abort.abort(err);
+      // Only an error that stops the run counts: once stopping (the caller's signal, or an earlier failure) it does not.
+      if (!this.abort.signal.aborted) {
+        this.firstError = { error: err };
+        this.abort.abort(err);
+      }
     }
     this.running--;
     this.check();

@@ -146,6 +146,16 @@ describe('OpinionatedReconciler', () => {
     assert.deepEqual(finalizersOf(s.client), ['other.io/x', F]);
   });
 
+  test('rule 3 on resync: Resynced without our finalizer adds it and does not delegate (upstream resyncs arrive as Updated)', async () => {
+    const s = setup();
+    await s.r.reconcile(testContext, { action: ReconcileAction.Resynced, object: s.client.put(widget('a', '1', { finalizers: ['other.io/x'] })) });
+    assert.deepEqual(s.seen, []);
+    assert.deepEqual(finalizersOf(s.client), ['other.io/x', F]);
+    // With the finalizer, a resync is delegated unchanged (rule 5).
+    await s.r.reconcile(testContext, { action: ReconcileAction.Resynced, object: s.client.objects.get('default/a')! });
+    assert.deepEqual(actions(s), [ReconcileAction.Resynced]);
+  });
+
   test('rule 4 (fixed): the final Deleted of an object whose deletion was delegated is skipped; another Deleted is delegated', async () => {
     const s = setup();
     const object = s.client.put(widget('a', '2', { finalizers: [F], deletionTimestamp: deleting }));

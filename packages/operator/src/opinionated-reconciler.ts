@@ -12,8 +12,9 @@
  * 1. Created, finalizer present -> delegate as Resynced (an earlier run handled the creation).
  * 2. Created, finalizer absent -> delegate; if it fails or requeues, return that; then add the
  *    finalizer. A patch error is thrown with a state marker, so the retry skips the delegate call.
- * 3. Updated, finalizer absent -> add the finalizer, don't delegate (the update caused by the
- *    finalizer add is delegated).
+ * 3. Updated or (we) Resynced, finalizer absent -> add the finalizer, don't delegate (the update
+ *    caused by the finalizer add is delegated). Upstream's informer delivers resyncs as updates, so
+ *    its rule covers them; ours delivers `Resynced`, hence the explicit case.
  * 4. (we) Deleted, and rule 0a already delegated the deletion of this object -> skip, so the user sees
  *    one Deleted per object.
  * 5. Anything else -> delegate unchanged.
@@ -100,6 +101,7 @@ export class OpinionatedReconciler<T extends KubeObject = KubeObject> implements
         return result;
       }
       case ReconcileAction.Updated:
+      case ReconcileAction.Resynced:
         // 3.
         if (!ours) {
           await addFinalizer(this.client, object, this.finalizer, { signal: ctx.signal });

@@ -109,12 +109,21 @@ describe('OpinionatedWatcher', () => {
       assert.deepEqual(calls, []);
     });
 
-    test('without our finalizer and not deleting: addFunc and the finalizer stand in for the update', async () => {
+    test('without our finalizer and not deleting: addFunc, then the finalizer, then updateFunc (as upstream)', async () => {
       const { w, client, calls } = setup();
       const old = client.put(widget('a', '1', { generation: 1 }));
       await w.update(testContext, old, { ...old, metadata: { ...old.metadata, generation: 2 } });
-      assert.deepEqual(calls, ['add:a']);
+      assert.deepEqual(calls, ['add:a', 'update:a']);
       assert.deepEqual(finalizersOf(client), [F]);
+    });
+
+    test('without our finalizer: a failing addFunc stops before the finalizer and updateFunc', async () => {
+      const { w, client, calls, fail } = setup();
+      fail.add('add');
+      const old = client.put(widget('a', '1', { generation: 1 }));
+      await assert.rejects(w.update(testContext, old, { ...old, metadata: { ...old.metadata, generation: 2 } }));
+      assert.deepEqual(calls, ['add:a']);
+      assert.equal(finalizersOf(client), undefined, 'no finalizer added');
     });
 
     test('deleting without our finalizer is ignored (the delete event will carry it)', async () => {

@@ -11,12 +11,17 @@
  * - add(O): 1. O missing -> ErrNilObject. 2. O deleting: our finalizer absent -> ignore; present ->
  *   deleteFunc, then remove our finalizer (deleteFunc's error is returned and nothing is patched).
  *   3. our finalizer present -> syncFunc. 4. else addFunc, then add our finalizer (a patch error is
- *   returned as "error adding finalizer ...").
- * - update(old, new): 1. either missing -> ErrNilObject. 2. `new.generation > 0` and unchanged ->
- *   ignore. 3. our finalizer absent and not deleting -> addFunc, then add our finalizer, done
- *   (upstream's retry of a failed add). 4. deleting: finalizer absent -> ignore (see delete); present ->
- *   deleteFunc, then remove our finalizer. 5. the update only added our finalizer -> ignore.
- *   6. else updateFunc.
+ *   returned as "error adding finalizer: ..."; a removal error is the patch error itself, as upstream).
+ * - update(old, new): 1. either missing -> "old cannot be nil" / "new cannot be nil"
+ *   (`isNilObjectError`). 2. `new.generation > 0` and unchanged -> ignore. 3. our finalizer absent
+ *   and not deleting -> addFunc, then add our finalizer, then go on (upstream's retry of a failed
+ *   add; as upstream, updateFunc follows). 4. deleting: finalizer absent -> ignore (see delete);
+ *   present -> deleteFunc, then remove our finalizer. 5. the update is only the echo of our
+ *   finalizer add -> ignore. 6. else updateFunc.
+ *   Rule 5 is safe under coalescing (old -> new may span several writes, see InformerController):
+ *   it holds only when our finalizer is new in `new` and nothing else changed: the generation for
+ *   objects that have one (a finalizer add never bumps it; rule 2 already ignored an unchanged one),
+ *   the whole object but `metadata.finalizers`, `resourceVersion` and `managedFields` for the others.
  * - delete(O): upstream ignores deletes. We: if our deleteFunc already ran for this object, ignore;
  *   otherwise call deleteFunc, because the object went away without our finalizer, e.g. when addFunc
  *   failed or was still being retried (grafana-app-sdk #46, #630), so the delete is not lost.
@@ -27,8 +32,10 @@
  * process restarts between removing the finalizer and seeing the object go; a retry after a failed
  * finalizer removal does not call `deleteFunc` again within one process.
  */
+import { isDeepStrictEqual } from 'node:util';
+import { KubeloopError } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
-import { ErrNilObject, InvalidArgumentError } from './errors.js';
+import { ErrNilObject, InvalidArgumentError, isFinalizerOperationError } from './errors.js';
 import { DefaultFinalizerSupplier, addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName } from './finalizer.js';
 import type { FinalizerSupplier } from './finalizer.js';
 import type { PatchClient } from './list-watch-client.js';
@@ -113,7 +120,8 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
   }
 
   async update(ctx: HandlerContext, oldObject: T, newObject: T): Promise<void> {
-    if (!oldObject || !newObject) throw ErrNilObject;
+    if (!oldObject) throw nilObjectError('old');
+    if (!newObject) throw nilObjectError('new');
     const span = startObjectSpan(SpanNames.opinionatedWatcherUpdate, newObject);
     try {
       const generation = newObject.metadata.generation ?? 0;
@@ -121,15 +129,14 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
       const deleting = Boolean(newObject.metadata.deletionTimestamp);
       const ours = hasFinalizer(newObject, this.finalizer);
       if (!ours && !deleting) {
-        // The add failed earlier (or slipped past us): do it now; it stands in for this update.
+        // The add failed earlier (or slipped past us): do it now, then handle the update as upstream does.
         await this.addAndProtect(ctx, newObject);
-        return;
       }
       if (deleting) {
         if (ours) await this.finalize(ctx, newObject);
         return;
       }
-      if (!hasFinalizer(oldObject, this.finalizer)) return; // the echo of our own finalizer add
+      if (ours && isFinalizerAddEcho(oldObject, newObject, this.finalizer)) return;
       if (this.updateFunc) await this.updateFunc(ctx, oldObject, newObject);
     } catch (error) {
       endSpan(span, error);
@@ -158,8 +165,18 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
       if (this.deleteFunc) await this.deleteFunc(ctx, object);
       this.deleted.add(id);
     }
-    await removeFinalizer(this.client, object, this.finalizer, { signal: ctx.signal });
+    try {
+      await removeFinalizer(this.client, object, this.finalizer, { signal: ctx.signal });
+    } catch (error) {
+      // As upstream, the patch error itself (an add error is wrapped as "error adding finalizer: ...").
+      throw isFinalizerOperationError(error) ? error.cause : error;
+    }
   }
+}
+
+/** Upstream's "old cannot be nil" / "new cannot be nil", recognised by `isNilObjectError`. */
+function nilObjectError(which: 'old' | 'new'): KubeloopError {
+  return new KubeloopError(ErrNilObject.code, `${which} cannot be nil`);
 }
 
 /**
@@ -173,6 +190,23 @@ export function newOpinionatedWatcher<T extends KubeObject = KubeObject>(
   options: OpinionatedWatcherOptions = {},
 ): OpinionatedWatcher<T> {
   return new OpinionatedWatcher<T>(schema, client, options);
+}
+
+/**
+ * True when `newObject` is `oldObject` plus our finalizer and nothing else that matters: the update
+ * our own finalizer patch caused, even if several writes were merged into it.
+ */
+function isFinalizerAddEcho(oldObject: KubeObject, newObject: KubeObject, finalizer: string): boolean {
+  if (hasFinalizer(oldObject, finalizer) || !hasFinalizer(newObject, finalizer)) return false;
+  const generation = newObject.metadata.generation ?? 0;
+  if (generation > 0 || (oldObject.metadata.generation ?? 0) > 0) return oldObject.metadata.generation === generation;
+  return isDeepStrictEqual(withoutWriteMetadata(oldObject), withoutWriteMetadata(newObject));
+}
+
+/** The object without what any write changes (resourceVersion, managedFields) and without finalizers. */
+function withoutWriteMetadata(object: KubeObject): KubeObject {
+  const { finalizers: _finalizers, resourceVersion: _resourceVersion, managedFields: _managedFields, ...metadata } = object.metadata;
+  return { ...object, metadata };
 }
 
 function identity(object: KubeObject): string {

@@ -1,9 +1,16 @@
 import type { KubeObject } from '@kubeloop/resource';
+import type { Logger } from './logger.js';
 
-/** Context passed to every handler call: cancellation and tracing. */
+/** Context passed to every handler call: cancellation and logging. */
 export interface HandlerContext {
   /** Aborts when the controller shuts down; long handlers should pass it to their requests. */
   signal: AbortSignal;
+  /**
+   * The controller's logger; from an `InformerController` (and the `reconcile` front-end) it is bound to the
+   * object, with `kind` and `object` (`namespace/name`) on every line. A `KubernetesBasedInformer` calling
+   * handlers added to it directly passes `consoleLogger`.
+   */
+  logger: Logger;
 }
 
 /**

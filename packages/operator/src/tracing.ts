@@ -5,7 +5,7 @@
  * context only when it records.
  */
 import { ProxyTracer, ProxyTracerProvider, SpanStatusCode, context, trace } from '@opentelemetry/api';
-import type { Attributes, Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import { parseApiVersion } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 
@@ -70,21 +70,28 @@ export function objectSpanAttributes(object: KubeObject): Attributes {
   };
 }
 
-/** Starts a span about `object`; attributes are only computed when the span records. */
-export function startObjectSpan(name: string, object: KubeObject): Span {
-  const span = getTracer().startSpan(name);
+/**
+ * Starts a span about `object`, a child of the span of `parent` (default: the active context);
+ * attributes are only computed when the span records.
+ */
+export function startObjectSpan(name: string, object: KubeObject, parent?: Context): Span {
+  const span = getTracer().startSpan(name, undefined, parent);
   if (span.isRecording()) span.setAttributes(objectSpanAttributes(object));
   return span;
 }
 
 /** Ends `span`, recording `error` (if any) as an exception and an ERROR status. */
 export function endSpan(span: Span, error?: unknown): void {
-  if (error !== undefined && span.isRecording()) {
-    const message = errorMessage(error);
-    span.recordException(error instanceof Error ? error : message);
-    span.setStatus({ code: SpanStatusCode.ERROR, message });
-  }
+  if (error !== undefined) recordSpanError(span, error);
   span.end();
+}
+
+/** Records `error` on `span` as an exception and an ERROR status, without ending it. */
+export function recordSpanError(span: Span, error: unknown): void {
+  if (!span.isRecording()) return;
+  const message = errorMessage(error);
+  span.recordException(error instanceof Error ? error : message);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
 function errorMessage(error: unknown): string {

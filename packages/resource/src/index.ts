@@ -21,6 +21,19 @@ export {
   staticMetadataOf,
 } from './object.js';
 
+// --- status conditions and owner references (apimachinery meta, controllerutil) ---
+export type { Condition, ConditionStatus, ConditionInput, ConditionHolder, SetConditionOptions } from './conditions.js';
+export { setCondition, findCondition, removeCondition, isConditionTrue, isConditionFalse } from './conditions.js';
+export type { Owner, OwnerReferenceOptions } from './owner-references.js';
+export {
+  OwnerReferenceError,
+  ownerReferenceFor,
+  setControllerReference,
+  setOwnerReference,
+  removeOwnerReference,
+  controllerOf,
+} from './owner-references.js';
+
 // --- errors ---
 export type { Status, StatusCause, StatusDetails, StatusReason } from './errors.js';
 export {
@@ -101,6 +114,8 @@ export type {
   PatchOperation,
   PatchRequest,
   MergePatchRequest,
+  MergePatch,
+  StatusOf,
   StrategicMergePatchRequest,
   ApplyPatchRequest,
   Patch,
@@ -109,6 +124,8 @@ export type {
 } from './client/types.js';
 export { Client, createClient } from './client/client.js';
 export { HttpTransport, apiErrorFromResponse, formatQuery } from './client/transport.js';
+export type { ApiWarning, WarningHandler } from './client/api-warning.js';
+export { parseWarningHeaders, logWarningsOnce } from './client/api-warning.js';
 export type {
   Transport,
   TransportRequest,
@@ -125,6 +142,8 @@ export type {
 export { loadKubeConfig, httpTransportConfigFromKubeConfig } from './client/kube-config.js';
 export type { LoadKubeConfigOptions } from './client/kube-config.js';
 export { ResourcePath } from './client/resource-path.js';
+export { ensureCrd } from './client/ensure-crd.js';
+export type { EnsureCrdOptions } from './client/ensure-crd.js';
 export { WatchLineDecoder } from './watch/watch-line-decoder.js';
 export type { WatchLineDecoderOptions } from './watch/watch-line-decoder.js';
 export { StreamWatchResponse } from './watch/stream-watch-response.js';

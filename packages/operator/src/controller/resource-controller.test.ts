@@ -5,6 +5,7 @@ import type { KubeObject } from '@kubeloop/resource';
 import { VirtualClock } from '../clock.js';
 import { isInvalidArgumentError } from '../errors.js';
 import type { ReadonlyStore } from '../informer.js';
+import type { ErrorHandler } from '../informer-controller.js';
 import { noopLogger } from '../logger.js';
 import { FakeInformer, deferred, widget } from '../testing/fake-informer.js';
 import { Controller } from './resource-controller.js';
@@ -59,7 +60,9 @@ interface Call {
   at: number;
 }
 
-function setup(behaviour: { upsert?: (key: string, obj: KubeObject) => Promise<void>; delete?: (key: string, obj: KubeObject) => Promise<void> } = {}) {
+function setup(
+  behaviour: { upsert?: (key: string, obj: KubeObject) => Promise<void>; delete?: (key: string, obj: KubeObject) => Promise<void>; errorHandler?: ErrorHandler } = {},
+) {
   const clock = new VirtualClock();
   const informer = new CachingInformer();
   const calls: Call[] = [];
@@ -77,7 +80,7 @@ function setup(behaviour: { upsert?: (key: string, obj: KubeObject) => Promise<v
       await behaviour.delete?.(key, obj);
     },
   );
-  const controller = new Controller({ resource, log: noopLogger, clock });
+  const controller = new Controller({ resource, log: noopLogger, clock, errorHandler: behaviour.errorHandler });
   const abort = new AbortController();
   const running = controller.run(abort.signal);
   return {
@@ -111,6 +114,98 @@ describe('consul-style Controller', () => {
         ['upsert', 'default/a', '1'],
         ['upsert', 'default/a', '2'],
         ['delete', 'default/a', '2'],
+      ],
+    );
+  });
+
+  test('an upsert that keeps failing is retried 5 times with backoff, then dropped and reported', async () => {
+    const reported: (number | undefined)[] = [];
+    const t = setup({
+      upsert: async () => {
+        throw new Error('consul unavailable');
+      },
+      errorHandler: (ctx) => reported.push(ctx.retryAfterMs),
+    });
+    await t.clock.advance(0);
+    t.informer.add(widget('a'));
+    await t.clock.advance(10_000_000);
+    await t.stop();
+    assertBackoff(
+      t.calls.map((c) => c.at),
+      [5, 10, 20, 40, 80],
+    );
+    assert.deepEqual(reported, [5, 10, 20, 40, 80, undefined], 'the last failure is reported as not retried');
+  });
+
+  test('an event whose key is gone when it is processed deletes with its object, never upserts a stale one', async () => {
+    const t = setup();
+    await t.clock.advance(0);
+    const v1 = widget('a', { rv: '1' });
+    // Added and deleted before the controller processed the add.
+    t.informer.add(v1);
+    t.informer.delete(v1);
+    await t.clock.advance(0);
+    await t.stop();
+    assert.deepEqual(
+      t.calls.map((c) => [c.op, c.rv]),
+      [
+        ['delete', '1'],
+        ['delete', '1'],
+      ],
+    );
+  });
+
+  test('a delete processed after the key was created again upserts the new object', async () => {
+    const t = setup();
+    await t.clock.advance(0);
+    const v1 = widget('a', { rv: '1' });
+    t.informer.add(v1);
+    await t.clock.advance(0);
+    t.informer.delete(v1);
+    t.informer.add(widget('a', { rv: '5' }));
+    await t.clock.advance(0);
+    await t.stop();
+    assert.deepEqual(
+      t.calls.map((c) => [c.op, c.rv]),
+      [
+        ['upsert', '1'],
+        ['upsert', '5'],
+        ['upsert', '5'],
+      ],
+    );
+  });
+
+  // Deliberate difference (README): consul-k8s runs one worker; ours handles keys concurrently, one key never twice at once.
+  test('keys are handled concurrently: a slow upsert of one key does not hold up another key', async () => {
+    const slow = deferred();
+    const t = setup({
+      upsert: async (key) => {
+        if (key === 'default/a') await slow.promise;
+      },
+    });
+    await t.clock.advance(0);
+    t.informer.add(widget('a', { rv: '1' }));
+    t.informer.add(widget('b', { rv: '1' }));
+    await t.clock.advance(0);
+    t.informer.update(widget('a', { rv: '1' }), widget('a', { rv: '2' }));
+    await t.clock.advance(0);
+    assert.deepEqual(
+      t.calls.map((c) => [c.key, c.rv]),
+      [
+        ['default/a', '1'],
+        ['default/b', '1'],
+      ],
+      'b was handled while a was still running, and the second event of a waits for the first',
+    );
+    slow.resolve();
+    await t.clock.advance(0);
+    await t.stop();
+    assert.deepEqual(
+      t.calls.map((c) => [c.key, c.rv]),
+      [
+        ['default/a', '1'],
+        ['default/b', '1'],
+        ['default/a', '2'],
       ],
     );
   });

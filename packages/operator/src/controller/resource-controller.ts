@@ -2,11 +2,13 @@
  * consul-k8s' `controller.Controller`: watch one {@link Resource} and call its `upsert` and `delete`,
  * run on the core's `InformerController` (per-object queue, retry scheduler, error handler, metrics).
  *
- * Flow: the resource's informer feeds an `InformerController`; add and update events call
- * `upsert(key, latest)` with the informer cache's current state of the key; delete events call
- * `delete(key, lastKnown)`. A failure is reported and retried per `retryPolicy`; a newer event of the
- * same key replaces its pending retries (the newer event carries the newer state). A resource that is
- * also a {@link Backgrounder} runs beside the controller and is awaited when it stops.
+ * Flow: the resource's informer feeds an `InformerController`. Each event (and each retry of it) is
+ * decided when it is processed, from the informer's cache, whatever its type (consul-k8s'
+ * `processSingle`): the key is gone -> `delete(key, object of the event)`, its last known state;
+ * the key is present -> `upsert(key, cached)`, its newest state. A failure is reported and retried
+ * per `retryPolicy` (5 times by default, then dropped, as upstream); a newer event of the same key
+ * replaces its pending retries (both would read the same cache). A resource that is also a
+ * {@link Backgrounder} runs beside the controller and is awaited when it stops.
  *
  * Guarantees: calls for one key are serial and in event order; keys run concurrently up to
  * `maxConcurrentWorkers`; queued, not started updates of a key coalesce. Caveats: as in consul-k8s,
@@ -29,11 +31,15 @@ import type { RetryPolicy } from '../retry-policy.js';
 import { isBackgrounder } from './resource.js';
 import type { Event, Resource } from './resource.js';
 
+/** How many times a failed `upsert`/`delete` is retried by default before it is dropped (consul-k8s: `NumRequeues < 5`). */
+export const DEFAULT_RESOURCE_MAX_RETRIES = 5;
+
 /**
- * The default retry policy of a {@link Controller}: 5 ms doubling up to 1000 s, never giving up, as
- * consul-k8s' rate-limited queue (client-go's default controller rate limiter) did.
+ * The default retry policy of a {@link Controller}, as consul-k8s: 5 ms doubling (the per-item
+ * part of client-go's default controller rate limiter, capped at 1000 s), 5 retries, then the
+ * event is dropped and reported (`retryAfterMs` undefined). A later event of the key starts over.
  */
-export const DefaultResourceRetryPolicy: RetryPolicy = exponentialBackoffRetryPolicy(5, Number.POSITIVE_INFINITY, { maxDelay: 1_000_000 });
+export const DefaultResourceRetryPolicy: RetryPolicy = exponentialBackoffRetryPolicy(5, DEFAULT_RESOURCE_MAX_RETRIES - 1, { maxDelay: 1_000_000 });
 
 /** A newer event of a key replaces its pending retries: `upsert` reads the newest state anyway, and a delete supersedes an upsert. */
 const newerEventReplacesRetries: RetryDequeuePolicy = () => true;
@@ -44,7 +50,7 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   resource: Resource<T>;
   /** Where the controller logs (hclog in consul-k8s). Default: `consoleLogger`. */
   log?: Logger | undefined;
-  /** When a failed `upsert`/`delete` is retried. Default: {@link DefaultResourceRetryPolicy} (5 ms .. 1000 s, forever). */
+  /** When a failed `upsert`/`delete` is retried. Default: {@link DefaultResourceRetryPolicy} (5 ms doubling, 5 retries, then dropped). */
   retryPolicy?: RetryPolicy | undefined;
   /** Receives every failure. Default: the core's `DefaultErrorHandler`, on `log`. */
   errorHandler?: ErrorHandler | undefined;
@@ -153,20 +159,23 @@ export class Controller<T extends KubeObject = KubeObject> {
     }
   }
 
-  /** Adds and updates upsert the cache's newest state of the key; deletes pass the last known state. */
+  /**
+   * Decides each event from the cache when it is processed, whatever its type: gone -> `delete`
+   * with the event's object (the last known state), present -> `upsert` with the cached one. An
+   * event whose key was deleted meanwhile never upserts a stale object, and a delete whose key was
+   * created again upserts the new object.
+   */
   private watcher(informer: Informer<T>): ResourceWatcher<T> {
-    const upsert = async (object: T): Promise<void> => {
-      const key = objectKey(object);
-      const event: Event<T> = { key, obj: informer.store.get(key) ?? object };
-      await this.resource.upsert(event.key, event.obj);
+    const process = async (object: T): Promise<void> => {
+      const event: Event<T> = { key: objectKey(object), obj: object };
+      const cached = informer.store.get(event.key);
+      if (cached === undefined) await this.resource.delete(event.key, event.obj);
+      else await this.resource.upsert(event.key, cached);
     };
     return {
-      add: (_ctx, object) => upsert(object),
-      update: (_ctx, _old, object) => upsert(object),
-      delete: async (_ctx, object) => {
-        const event: Event<T> = { key: objectKey(object), obj: object };
-        await this.resource.delete(event.key, event.obj);
-      },
+      add: (_ctx, object) => process(object),
+      update: (_ctx, _old, object) => process(object),
+      delete: (_ctx, object) => process(object),
     };
   }
 }

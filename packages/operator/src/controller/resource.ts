@@ -17,14 +17,16 @@ export interface Resource<T extends KubeObject = KubeObject> {
   /** The informer the controller runs and reads from. Called once per `run()`. */
   informer(): Informer<T>;
   /**
-   * An object was added or updated. `obj` is the informer cache's current state of the key (the
-   * event's object when the cache does not have it). Throwing retries it with backoff, unless a
-   * newer event of the same key arrives first (that one is handled instead).
+   * The key exists: an event of it was processed while the informer's cache has it. `obj` is the
+   * cache's current state of the key. Throwing retries it with backoff (5 times by default), unless
+   * a newer event of the same key arrives first (that one is handled instead).
    */
   upsert(key: string, obj: T): Promise<void> | void;
   /**
-   * An object was deleted. `obj` is its last known state, which may be older than the object's last
-   * state on the server (e.g. a delete seen only through a relist). Throwing retries it with backoff.
+   * The key is gone: an event of it was processed while the informer's cache no longer has it.
+   * `obj` is the object of that event, its last known state, which may be older than the object's
+   * last state on the server (e.g. a delete seen only through a relist). Throwing retries it with
+   * backoff (5 times by default). May be called more than once for one deletion: be idempotent.
    */
   delete(key: string, obj: T): Promise<void> | void;
 }

@@ -1,15 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigMapKind, EventKind, isNotFound } from '@kubeloop/resource';
-import type { Client, ConfigMap, Event } from '@kubeloop/resource';
+import { ConfigMapKind, CustomResourceDefinitionKind, EventKind, defineKindFor, isNotFound } from '@kubeloop/resource';
+import type { Client, ConfigMap, Event, KubeObject } from '@kubeloop/resource';
 import { ClientEventRecorder } from '../event-recorder.js';
 import { noopLogger } from '../logger.js';
 import { Operator } from '../operator.js';
 import { startEmbeddedCluster, waitFor } from '../reconcile/embedded-cluster.test-helper.js';
 import type { EmbeddedCluster } from '../reconcile/embedded-cluster.test-helper.js';
 import { newController } from '../reconcile/reconcile-controller.js';
-import type { K8sDiff } from './diff.js';
-import type { K8sPhaseReconciler, K8sReconciler, Reconciler } from './reconciler.js';
+import type { K8sDiffResult, K8sPhaseReconciler, K8sReconciler, Reconciler } from './reconciler.js';
 import { newStdK8sReconciler } from './std-k8s-reconciler.js';
 import { newStdReconciler } from './std-reconciler.js';
 
@@ -60,13 +59,15 @@ function childPhase(configMaps: Client<ConfigMap>): K8sPhaseReconciler<ConfigMap
       }
       return {};
     },
-    diff: (_ctx, parent, data): K8sDiff => {
+    diff: (_ctx, parent, data): K8sDiffResult => {
       const child = data.child as ConfigMap | undefined;
-      return {
-        needCreate: child === undefined,
-        needUpdate: child !== undefined && JSON.stringify(child.data ?? {}) !== JSON.stringify(parent.data ?? {}),
-        needDelete: false,
-      };
+      return [
+        {
+          needCreate: child === undefined,
+          needUpdate: child !== undefined && JSON.stringify(child.data ?? {}) !== JSON.stringify(parent.data ?? {}),
+          needDelete: false,
+        },
+      ];
     },
     create: async (_ctx, parent) => {
       await configMaps.create({
@@ -93,6 +94,23 @@ function childPhase(configMaps: Client<ConfigMap>): K8sPhaseReconciler<ConfigMap
   };
 }
 
+/** A custom resource with the status subresource, whose reconciler reports a Ready condition in its status. */
+type Gadget = KubeObject<{ size: number }, { conditions?: { type: string; status: string }[] }>;
+const GadgetKind = defineKindFor<Gadget>({ group: 'extra.test.kubeloop.dev', version: 'v1', kind: 'Gadget' });
+
+const gadgetReconciler: K8sReconciler<Gadget> = {
+  configure: () => ({}),
+  read: () => ({}),
+  delete: () => {},
+  onError: (_ctx, _r, _data, err) => {
+    throw err;
+  },
+  onSuccess: (_ctx, gadget) => {
+    gadget.status = { conditions: [{ type: 'Ready', status: 'True' }] };
+    return {};
+  },
+};
+
 const parentReconciler: K8sReconciler<ConfigMap> = {
   configure: () => ({}),
   read: () => ({}),
@@ -108,6 +126,7 @@ describe('operator-sdk-extra reconcilers against the embedded API server', () =>
   let configMaps: Client<ConfigMap>;
   let events: Client<Event>;
   let recorder: ClientEventRecorder;
+  let gadgets: Client<Gadget>;
   const service = new Map<string, string>();
   const abort = new AbortController();
   let operatorRun: Promise<void>;
@@ -117,6 +136,42 @@ describe('operator-sdk-extra reconcilers against the embedded API server', () =>
     configMaps = cluster.client(ConfigMapKind);
     events = cluster.client(EventKind);
     recorder = new ClientEventRecorder(events, { component: 'extra-test' });
+    await cluster.client(CustomResourceDefinitionKind).create({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.extra.test.kubeloop.dev' },
+      spec: {
+        group: 'extra.test.kubeloop.dev',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: { type: 'object', properties: { size: { type: 'integer' } } },
+                  status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    gadgets = cluster.client(GadgetKind);
+    const gadgetController = newController({
+      kind: GadgetKind,
+      client: gadgets,
+      namespace: NS,
+      name: 'gadgets',
+      reconciler: newStdK8sReconciler(gadgets, FINALIZER, gadgetReconciler),
+      logger: noopLogger,
+    });
     const external = newController({
       kind: ConfigMapKind,
       client: configMaps,
@@ -138,8 +193,9 @@ describe('operator-sdk-extra reconcilers against the embedded API server', () =>
     const operator = new Operator();
     operator.addController(external);
     operator.addController(parents);
+    operator.addController(gadgetController);
     operatorRun = operator.run(abort.signal);
-    await Promise.all([external.waitForCacheSync(AbortSignal.timeout(10_000)), parents.waitForCacheSync(AbortSignal.timeout(10_000))]);
+    await Promise.all([external, parents, gadgetController].map((c) => c.waitForCacheSync(AbortSignal.timeout(10_000))));
   });
 
   after(async () => {
@@ -197,5 +253,14 @@ describe('operator-sdk-extra reconcilers against the embedded API server', () =>
     await waitFor(async () => (await read('parent-a'))?.metadata.finalizers?.includes(FINALIZER) === true, { what: 'finalizer on parent' });
     await configMaps.delete({ namespace: NS, name: 'parent-a' });
     await waitFor(async () => (await read('parent-a')) === undefined, { what: 'parent deleted once the finalizer is removed' });
+  });
+
+  test('a status condition set by onSuccess is written to the status subresource of the real API server', async () => {
+    await gadgets.create({ apiVersion: 'extra.test.kubeloop.dev/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: NS }, spec: { size: 1 } });
+    await waitFor(async () => (await gadgets.get({ namespace: NS, name: 'g1' })).status?.conditions?.[0]?.status === 'True', { what: 'Ready condition saved' });
+    const saved = await gadgets.get({ namespace: NS, name: 'g1' });
+    assert.deepEqual(saved.status, { conditions: [{ type: 'Ready', status: 'True' }] });
+    assert.deepEqual(saved.metadata.finalizers, [FINALIZER]);
+    assert.equal(saved.metadata.generation, 1, 'a status write is not a spec change');
   });
 });

@@ -4,7 +4,8 @@
 
 export type { Diff, K8sDiff } from './diff.js';
 export { isEmptyDiff } from './diff.js';
-export type { Reconciler, K8sReconciler, K8sPhaseReconciler, ReconcileData, MaybePromise } from './reconciler.js';
+export type { Reconciler, K8sReconciler, K8sPhaseReconciler, K8sDiffResult, ReconcileData, MaybePromise } from './reconciler.js';
+export { PhaseError, isPhaseError } from './phase-error.js';
 export type { StdReconcilerOptions } from './std-reconciler.js';
 export { StdReconciler, newStdReconciler } from './std-reconciler.js';
 export type { StdK8sReconcilerOptions } from './std-k8s-reconciler.js';

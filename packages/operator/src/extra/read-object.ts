@@ -5,7 +5,7 @@
 import { isNotFound } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import type { EventRecorder } from '../event-recorder.js';
-import { addFinalizer, hasFinalizer } from '../finalizer.js';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../finalizer.js';
 import type { PatchClient } from '../list-watch-client.js';
 import type { Logger } from '../logger.js';
 import type { Request } from '../reconcile/request.js';
@@ -21,12 +21,11 @@ export interface StdContext<T extends KubeObject> {
 }
 
 /**
- * Reads the object of `request` and makes sure it carries the finalizer. Resolves `undefined` when
- * there is nothing to reconcile: the object is gone, or it is being deleted without our finalizer
- * (there is nothing of ours left to clean up, or no finalizer guards the cleanup).
+ * 1. Reads the object of `request`. Resolves `undefined` when there is nothing to reconcile: the
+ * object is gone, or it is being deleted without our finalizer (there is nothing of ours left to
+ * clean up, or no finalizer guards the cleanup). Other read errors are thrown.
  */
 export async function readObject<T extends KubeObject>(std: StdContext<T>, ctx: HandlerContext, request: Request): Promise<T | undefined> {
-  // 1. Read the object.
   let object: T;
   try {
     object = await std.client.get({ namespace: request.namespace, name: request.name }, { signal: ctx.signal });
@@ -34,19 +33,43 @@ export async function readObject<T extends KubeObject>(std: StdContext<T>, ctx: 
     if (isNotFound(err)) return undefined;
     throw err;
   }
-  // 2. Finalizer.
-  const finalizer = std.finalizer;
-  if (object.metadata.deletionTimestamp) return finalizer && hasFinalizer(object, finalizer) ? object : undefined;
-  if (finalizer && !hasFinalizer(object, finalizer)) {
-    const written = await addFinalizer(std.client, object, finalizer, { signal: ctx.signal });
-    if (written === undefined) return undefined;
-    // Deleted in between: the API refuses new finalizers, so there is none of ours.
-    if (!hasFinalizer(written, finalizer)) return undefined;
-    std.logger.info('added finalizer', { object: `${request.namespace}/${request.name}`, finalizer });
-    std.recorder?.recordEvent(written, 'Normal', 'AddedFinalizer', `Added finalizer ${finalizer}`);
-    object = written;
-  }
+  if (object.metadata.deletionTimestamp && !(std.finalizer && hasFinalizer(object, std.finalizer))) return undefined;
   return object;
+}
+
+/**
+ * What step 2 did: `present` (nothing to do, or no finalizer configured), `added` (the reconcile
+ * ends with `{ requeue: true }`, as upstream: the next pass starts from the written object) or
+ * `gone` (deleted meanwhile: nothing to reconcile).
+ */
+export type FinalizerStep = 'present' | 'added' | 'gone';
+
+/** 2. Adds our finalizer when it is missing (other finalizers are kept). A failed patch is thrown. */
+export async function ensureFinalizer<T extends KubeObject>(std: StdContext<T>, ctx: HandlerContext, object: T): Promise<FinalizerStep> {
+  const finalizer = std.finalizer;
+  if (!finalizer || hasFinalizer(object, finalizer)) return 'present';
+  const written = await addFinalizer(std.client, object, finalizer, { signal: ctx.signal });
+  // Deleted in between: gone, or being deleted (the API refuses new finalizers, so there is none of ours).
+  if (written === undefined || !hasFinalizer(written, finalizer)) return 'gone';
+  const key = `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+  std.logger.info('added finalizer', { object: key, finalizer });
+  std.recorder?.recordEvent(written, 'Normal', 'AddedFinalizer', `Added finalizer ${finalizer}`);
+  return 'added';
+}
+
+/**
+ * 5. Removes our finalizer once the cleanup succeeded. The object takes the written resourceVersion,
+ * as upstream's in-place Update, so that the status write-back that follows is not refused as stale.
+ */
+export async function removeOurFinalizer<T extends KubeObject>(std: StdContext<T>, ctx: HandlerContext, object: T): Promise<void> {
+  const written = await removeFinalizer(std.client, object, std.finalizer, { signal: ctx.signal });
+  if (written?.metadata.resourceVersion !== undefined) object.metadata.resourceVersion = written.metadata.resourceVersion;
+}
+
+/** Records the Warning Event of a failed finalizer add (upstream: reason "Adding finalizer"). */
+export function finalizerAddFailed<T extends KubeObject>(std: StdContext<T>, object: T, err: unknown): void {
+  std.logger.error('error when adding finalizer', { object: `${object.metadata.namespace ?? ''}/${object.metadata.name}`, error: err });
+  std.recorder?.recordEvent(object, 'Warning', 'AddingFinalizer', `Failed to add finalizer: ${errorMessage(err)}`);
 }
 
 /** A short message of an error, for Events. */

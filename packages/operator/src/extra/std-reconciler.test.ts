@@ -1,9 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ApiError } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import type { EventRecorder, EventType } from '../event-recorder.js';
 import { TerminalError, isInvalidArgumentError } from '../errors.js';
 import { FakePatchClient, testContext } from '../informer-fakes.test-helper.js';
+import { noopLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import type { Result } from '../reconcile/result.js';
 import { widget } from '../testing/fake-informer.js';
 import type { Diff } from './diff.js';
@@ -24,6 +27,10 @@ class RecordingReconciler implements Reconciler<KubeObject, Meta> {
   diffResult: Diff = { needCreate: false, needUpdate: false };
   readResult: Result = {};
   createResult: Result = {};
+  updateResult: Result = {};
+  /** Runs in onError / onSuccess: the place to set a status condition. */
+  onErrorDoes: ((resource: KubeObject) => void) | undefined;
+  onSuccessDoes: ((resource: KubeObject) => void) | undefined;
   fail: string | undefined;
   onErrorThrows = false;
 
@@ -47,18 +54,20 @@ class RecordingReconciler implements Reconciler<KubeObject, Meta> {
   }
   async update(): Promise<Result> {
     this.step('update');
-    return {};
+    return this.updateResult;
   }
   async delete(): Promise<void> {
     this.step('delete');
   }
-  async onError(_ctx: unknown, _r: KubeObject, _data: ReconcileData, meta: Meta | undefined, err: unknown): Promise<void> {
+  async onError(_ctx: unknown, r: KubeObject, _data: ReconcileData, meta: Meta | undefined, err: unknown): Promise<void> {
     this.steps.push('onError');
     this.errors.push({ meta, err });
+    this.onErrorDoes?.(r);
     if (this.onErrorThrows) throw new Error('onError broke');
   }
-  async onSuccess(_ctx: unknown, _r: KubeObject, data: ReconcileData, _meta: Meta, diff: Diff): Promise<void> {
+  async onSuccess(_ctx: unknown, r: KubeObject, data: ReconcileData, _meta: Meta, diff: Diff): Promise<void> {
     this.step('onSuccess');
+    this.onSuccessDoes?.(r);
     assert.equal(data.actual, 'read with client');
     assert.equal(diff, this.diffResult);
   }
@@ -85,9 +94,11 @@ function setup(options: { finalizers?: string[]; deleting?: boolean; finalizer?:
   }
   const reconciler = new RecordingReconciler();
   const events = new Events();
-  const std = newStdReconciler(client, options.finalizer ?? FINALIZER, reconciler, { recorder: events });
+  const errorsLogged: string[] = [];
+  const logger: Logger = { ...noopLogger, error: (message) => errorsLogged.push(message) };
+  const std = newStdReconciler(client, options.finalizer ?? FINALIZER, reconciler, { recorder: events, logger });
   const stored = (): KubeObject | undefined => client.objects.get('default/a');
-  return { client, reconciler, events, std, stored };
+  return { client, reconciler, events, std, stored, errorsLogged };
 }
 
 describe('StdReconciler', () => {
@@ -97,16 +108,26 @@ describe('StdReconciler', () => {
     assert.deepEqual(t.reconciler.steps, []);
   });
 
-  test('2. a new object gets the finalizer added beside the others, then the flow goes on', async () => {
+  test('2. a new object gets the finalizer added beside the others and the reconcile ends with requeue: true', async () => {
     const t = setup({ finalizers: ['someone.else/keep'] });
     t.reconciler.diffResult = { needCreate: true, needUpdate: false };
-    await t.std.reconcile(testContext, req);
+    assert.deepEqual(await t.std.reconcile(testContext, req), { requeue: true });
     assert.deepEqual(t.stored()?.metadata.finalizers, ['someone.else/keep', FINALIZER]);
+    assert.deepEqual(t.reconciler.steps, [], 'the flow runs on the next pass, from the written object');
+    assert.deepEqual(await t.std.reconcile(testContext, req), {});
     assert.deepEqual(t.reconciler.steps, ['configure', 'read', 'diff', 'create', 'onSuccess']);
     assert.deepEqual(t.events.recorded, [
       ['Normal', 'AddedFinalizer'],
       ['Normal', 'Created'],
     ]);
+  });
+
+  test('2. a failed finalizer add records a Warning and is thrown, without onError', async () => {
+    const t = setup({ finalizers: [] });
+    t.client.failPatches.push(new ApiError({ status: 500, reason: 'InternalError', message: 'etcd down' }));
+    await assert.rejects(t.std.reconcile(testContext, req), /etcd down/);
+    assert.deepEqual(t.reconciler.steps, []);
+    assert.deepEqual(t.events.recorded, [['Warning', 'AddingFinalizer']]);
   });
 
   test('3-4. configure runs before read, and a non-empty read result ends the reconcile with it', async () => {
@@ -157,12 +178,66 @@ describe('StdReconciler', () => {
     assert.deepEqual(d.reconciler.steps, []);
   });
 
-  test('6-8. create wins over update, and the result of create is returned after onSuccess', async () => {
+  test('7. create and then update run when both are flagged, and the last result counts', async () => {
     const t = setup({ finalizers: [FINALIZER] });
     t.reconciler.diffResult = { needCreate: true, needUpdate: true };
     t.reconciler.createResult = { requeueAfter: 5_000 };
+    assert.deepEqual(await t.std.reconcile(testContext, req), {}, "update's empty result replaces create's, as upstream");
+    assert.deepEqual(t.reconciler.steps, ['configure', 'read', 'diff', 'create', 'update', 'onSuccess']);
+  });
+
+  test('7-8. a non-empty result of the last write ends the reconcile with it, without onSuccess', async () => {
+    const t = setup({ finalizers: [FINALIZER] });
+    t.reconciler.diffResult = { needCreate: true, needUpdate: false };
+    t.reconciler.createResult = { requeueAfter: 5_000 };
     assert.deepEqual(await t.std.reconcile(testContext, req), { requeueAfter: 5_000 });
-    assert.deepEqual(t.reconciler.steps, ['configure', 'read', 'diff', 'create', 'onSuccess']);
+    assert.deepEqual(t.reconciler.steps, ['configure', 'read', 'diff', 'create']);
+
+    const u = setup({ finalizers: [FINALIZER] });
+    u.reconciler.diffResult = { needCreate: true, needUpdate: true };
+    u.reconciler.updateResult = { requeue: true };
+    assert.deepEqual(await u.std.reconcile(testContext, req), { requeue: true });
+    assert.deepEqual(u.reconciler.steps, ['configure', 'read', 'diff', 'create', 'update']);
+  });
+
+  test('a status changed by onSuccess is written to the status subresource, guarded by the resourceVersion', async () => {
+    const t = setup({ finalizers: [FINALIZER] });
+    const rv = t.stored()?.metadata.resourceVersion;
+    t.reconciler.onSuccessDoes = (r) => {
+      r.status = { conditions: [{ type: 'Ready', status: 'True' }] };
+    };
+    await t.std.reconcile(testContext, req);
+    assert.deepEqual(t.stored()?.status, { conditions: [{ type: 'Ready', status: 'True' }] });
+    assert.deepEqual(t.client.patches.at(-1)?.operations, [
+      { op: 'test', path: '/metadata/resourceVersion', value: rv },
+      { op: 'add', path: '/status', value: { conditions: [{ type: 'Ready', status: 'True' }] } },
+    ]);
+    assert.equal(t.client.patchOptions.at(-1)?.subresource, 'status');
+  });
+
+  test('a status changed by onError is written back too, and the error is still thrown', async () => {
+    const t = setup({ finalizers: [FINALIZER] });
+    t.reconciler.fail = 'read';
+    t.reconciler.onErrorDoes = (r) => {
+      r.status = { conditions: [{ type: 'Ready', status: 'False', reason: 'ReadFailed' }] };
+    };
+    await assert.rejects(t.std.reconcile(testContext, req), /read failed/);
+    assert.deepEqual(t.stored()?.status, { conditions: [{ type: 'Ready', status: 'False', reason: 'ReadFailed' }] });
+  });
+
+  test('an unchanged status is not written, and a failed status write is logged, not thrown', async () => {
+    const t = setup({ finalizers: [FINALIZER] });
+    await t.std.reconcile(testContext, req);
+    assert.equal(t.client.patches.length, 0, 'nothing changed, nothing written');
+
+    t.reconciler.onSuccessDoes = (r) => {
+      r.status = { phase: 'Ready' };
+    };
+    t.client.failPatches.push(new ApiError({ status: 409, reason: 'Conflict', message: 'the object has been modified' }));
+    assert.deepEqual(await t.std.reconcile(testContext, req), {});
+    assert.equal(t.client.patches.length, 1);
+    assert.equal(t.stored()?.status, undefined);
+    assert.deepEqual(t.errorsLogged, ['error when updating the status']);
   });
 
   test('6-8. nothing to do still calls onSuccess and returns an empty result', async () => {

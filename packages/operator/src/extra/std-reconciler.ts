@@ -3,17 +3,21 @@
  * outside Kubernetes, calling the steps of a {@link Reconciler}.
  *
  * Flow (the code mirrors the numbers):
- * 1. Read the object; gone (404) -> done.
- * 2. Finalizer (when one is set): add it if missing (other finalizers are kept). Being deleted
- *    without our finalizer -> done.
+ * 1. Read the object; gone (404) -> done. Being deleted without our finalizer -> done.
+ * 2. Finalizer (when one is set): missing -> add it (other finalizers are kept) and end with
+ *    `{ requeue: true }`, as upstream (the next pass starts from the written object); a failed
+ *    add records a Warning Event and is thrown.
  * 3. `configure` -> meta (e.g. the external API client).
  * 4. `read` the external resource into `data`; a non-empty result ends the reconcile with it.
  * 5. Being deleted: `delete` the external resource, remove our finalizer, done.
  * 6. `diff` the actual and expected states.
- * 7. `create` if `needCreate`, else `update` if `needUpdate`.
- * 8. `onSuccess`; the result of step 7 is returned.
+ * 7. `create` if `needCreate`, then `update` if `needUpdate` (both when both are set); the result
+ *    of the last one that ran, when not empty, ends the reconcile with it (no `onSuccess`).
+ * 8. `onSuccess`; the result is empty.
  * An error in steps 3-8 calls `onError` (its own failure is logged), records a Warning Event and is
  * thrown: the level-based controller requeues with backoff (a `TerminalError` is not retried).
+ * After steps 3-8, however they ended, a changed `status` is written to the status subresource
+ * (see `writeBackStatus`).
  *
  * Guarantees: `delete` runs before the finalizer is removed, so the external resource is cleaned up
  * even if the operator was down when the object was deleted. Caveats: every step must be idempotent.
@@ -21,7 +25,7 @@
 import type { KubeObject } from '@kubeloop/resource';
 import type { EventRecorder, EventType } from '../event-recorder.js';
 import { InvalidArgumentError } from '../errors.js';
-import { removeFinalizer, validateFinalizerName } from '../finalizer.js';
+import { validateFinalizerName } from '../finalizer.js';
 import type { PatchClient } from '../list-watch-client.js';
 import { noopLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
@@ -30,9 +34,10 @@ import type { Request } from '../reconcile/request.js';
 import { resultIsZero } from '../reconcile/result.js';
 import type { Result } from '../reconcile/result.js';
 import type { HandlerContext } from '../resource-watcher.js';
-import { errorMessage, readObject } from './read-object.js';
+import { ensureFinalizer, errorMessage, finalizerAddFailed, readObject, removeOurFinalizer } from './read-object.js';
 import type { StdContext } from './read-object.js';
 import type { ReconcileData, Reconciler } from './reconciler.js';
+import { snapshotStatus, writeBackStatus } from './status-write-back.js';
 
 /** Options of the standard reconcilers (Go's logrus entry and EventRecorder parameters). */
 export interface StdReconcilerOptions {
@@ -64,9 +69,29 @@ export class StdReconciler<T extends KubeObject = KubeObject, Meta = unknown> im
    * @param data shared by the steps of this reconcile. Default: a new empty object.
    */
   async reconcile(ctx: HandlerContext, request: Request, data: ReconcileData = {}): Promise<Result> {
-    // 1, 2.
+    // 1.
     const object = await readObject(this.std, ctx, request);
     if (object === undefined) return {};
+    // 2.
+    let finalizer;
+    try {
+      finalizer = await ensureFinalizer(this.std, ctx, object);
+    } catch (err) {
+      finalizerAddFailed(this.std, object, err);
+      throw err;
+    }
+    if (finalizer === 'added') return { requeue: true };
+    if (finalizer === 'gone') return {};
+    const status = snapshotStatus(object);
+    try {
+      return await this.steps(ctx, request, object, data);
+    } finally {
+      await writeBackStatus(this.std, ctx, object, status);
+    }
+  }
+
+  /** Steps 3-8, with `onError`. */
+  private async steps(ctx: HandlerContext, request: Request, object: T, data: ReconcileData): Promise<Result> {
     const r = this.reconciler;
     let meta: Meta | undefined;
     try {
@@ -78,7 +103,7 @@ export class StdReconciler<T extends KubeObject = KubeObject, Meta = unknown> im
       // 5.
       if (object.metadata.deletionTimestamp) {
         await r.delete(ctx, object, data, meta);
-        await removeFinalizer(this.std.client, object, this.finalizer, { signal: ctx.signal });
+        await removeOurFinalizer(this.std, ctx, object);
         this.event(object, 'Normal', 'Deleted', 'External resource deleted');
         return {};
       }
@@ -89,13 +114,15 @@ export class StdReconciler<T extends KubeObject = KubeObject, Meta = unknown> im
       if (diff.needCreate) {
         result = await r.create(ctx, object, data, meta);
         this.event(object, 'Normal', 'Created', 'External resource created');
-      } else if (diff.needUpdate) {
+      }
+      if (diff.needUpdate) {
         result = await r.update(ctx, object, data, meta);
         this.event(object, 'Normal', 'Updated', diff.diff ? `External resource updated: ${diff.diff}` : 'External resource updated');
       }
+      if (result !== undefined && !resultIsZero(result)) return result;
       // 8.
       await r.onSuccess(ctx, object, data, meta, diff);
-      return result ?? {};
+      return {};
     } catch (err) {
       try {
         await r.onError(ctx, object, data, meta, err);

@@ -4,6 +4,7 @@ import { Duration } from 'luxon';
 import { ApiError } from '@kubeloop/resource';
 import type { Identifier, KubeObject } from '@kubeloop/resource';
 import { isInvalidArgumentError } from '../errors.js';
+import { noopLogger } from '../logger.js';
 import { widget } from '../testing/fake-informer.js';
 import { asReconciler } from './object-reconciler.js';
 import type { ObjectGetter } from './object-reconciler.js';
@@ -11,7 +12,7 @@ import { reconcileFunc } from './reconciler.js';
 import { requestFor, requestFromKey, requestKey } from './request.js';
 import { resultIsZero } from './result.js';
 
-const ctx = { signal: new AbortController().signal };
+const ctx = { signal: new AbortController().signal, logger: noopLogger };
 
 function notFound(id: Identifier): ApiError {
   return new ApiError({ status: 404, reason: 'NotFound', message: `widgets "${id.name}" not found` });
@@ -26,6 +27,12 @@ describe('Result and Request', () => {
     assert.equal(resultIsZero({ requeue: true }), false);
     assert.equal(resultIsZero({ requeueAfter: 1 }), false);
     assert.equal(resultIsZero({ requeueAfter: Duration.fromObject({ seconds: 1 }) }), false);
+  });
+
+  test('resultIsZero compares with the zero value, as Go does: a negative requeueAfter is not zero', () => {
+    assert.equal(resultIsZero({ requeueAfter: -5 }), false);
+    assert.equal(resultIsZero({ requeueAfter: Duration.fromMillis(-5) }), false);
+    assert.equal(resultIsZero({ requeue: undefined, requeueAfter: undefined }), true);
   });
 
   test('a request is the object key and back, cluster-scoped objects included', () => {

@@ -177,6 +177,47 @@ describe('ReconcileController', () => {
     await t.stop();
   });
 
+  test('a TerminalError wrapped as the cause of another error is terminal too', async () => {
+    const t = setup(async () => {
+      throw new Error('reconcile widget a', { cause: new TerminalError(new Error('spec is invalid')) });
+    });
+    await t.start();
+    t.informer.add(widget('a'));
+    await t.clock.advance(10_000_000);
+    assert.equal(t.calls.length, 1);
+    assert.equal(t.errors.length, 1);
+    assert.equal(t.controller.pendingRequeues, 0);
+    await t.stop();
+  });
+
+  test('a TerminalError does not forget the backoff: the next failure of the key backs off further', async () => {
+    let n = 0;
+    const t = setup(async () => {
+      n++;
+      if (n <= 2) throw new Error('transient');
+      if (n === 3) throw new TerminalError(new Error('spec is invalid'));
+      if (n === 4) throw new Error('transient again');
+      return {};
+    });
+    await t.start();
+    t.informer.add(widget('a'));
+    await t.clock.advance(1000);
+    // 0 fails (5 ms), 5 fails (10 ms), 15 is terminal: no requeue, backoff kept.
+    assert.deepEqual(
+      t.calls.map((c) => c.at),
+      [0, 5, 15],
+    );
+    t.informer.update(widget('a'), widget('a', { rv: '2' }));
+    await t.clock.advance(1000);
+    // The event at 1000 fails: its requeue waits 20 ms (the third step), not 5 ms (a forgotten key).
+    assert.deepEqual(
+      t.calls.slice(3).map((c) => c.at),
+      [1000, 1020],
+    );
+    assert.equal(t.errors.at(-1)?.ctx.retryAfterMs, 20);
+    await t.stop();
+  });
+
   test('N events for one key during a reconcile lead to exactly one follow-up reconcile', async () => {
     const gate = deferred();
     let first = true;

@@ -30,7 +30,7 @@ import type { ErrorHandler, ErrorHandlerContext } from '../informer-controller.j
 import { KubernetesBasedInformer, chainInformerErrorHandler } from '../kubernetes-based-informer.js';
 import type { InformerErrorContext, KubernetesBasedInformerOptions } from '../kubernetes-based-informer.js';
 import type { ListWatchClient } from '../list-watch-client.js';
-import { consoleLogger } from '../logger.js';
+import { consoleLogger, withAttributes } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { PrometheusCollector } from '../metrics.js';
 import type { ResourceWatcher } from '../resource-watcher.js';
@@ -301,7 +301,9 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     let failed = false;
     let error: unknown;
     try {
-      result = await runInSpan(span, () => this.reconciler.reconcile(this.lifecycle.ctx, request));
+      const { signal, logger } = this.lifecycle.ctx;
+      const ctx = { signal, logger: withAttributes(logger, { kind: this.kind.kind, object: identifierKey(request) }) };
+      result = await runInSpan(span, () => this.reconciler.reconcile(ctx, request));
     } catch (err) {
       failed = true;
       error = err;
@@ -321,9 +323,9 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       outcome = 'error';
       this.metrics.errors.inc();
       if (isTerminalError(error)) {
+        // Not requeued, and (as upstream) the backoff is not forgotten either: the key's next failure backs off further.
         this.metrics.terminalErrors.inc();
-        this.rateLimiter.forget(key);
-        this.report(error, key, 'reconciler', 0, undefined);
+        this.report(error, key, 'reconciler', this.rateLimiter.numRequeues(key), undefined);
       } else {
         const attempt = this.rateLimiter.numRequeues(key);
         const delayMs = this.rateLimiter.when(key);

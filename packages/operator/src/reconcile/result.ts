@@ -15,10 +15,16 @@ export interface Result {
   requeueAfter?: number | Duration | undefined;
 }
 
-/** True when the result asks for nothing (controller-runtime `Result.IsZero`). */
+/**
+ * True when the result is the zero value (controller-runtime `Result.IsZero`, which compares the
+ * struct with `Result{}`): `requeue` unset or false, and `requeueAfter` unset or exactly 0. A
+ * negative `requeueAfter` is not zero (Go's `Result{RequeueAfter: -5}` is not), even though the
+ * controller does not requeue after it.
+ */
 export function resultIsZero(result: Result | undefined): boolean {
-  if (result === undefined) return true;
-  return !result.requeue && requeueAfterMs(result) === 0;
+  if (result == null) return true;
+  const after = result.requeueAfter;
+  return !result.requeue && (after == null || toMillis(after) === 0);
 }
 
 /** `requeueAfter` in milliseconds; 0 when absent, not positive or not a duration. */

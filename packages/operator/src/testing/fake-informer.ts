@@ -2,11 +2,13 @@
  * Test doubles for the controller core: an informer that tests push events into, object
  * builders and a seeded random source. Not part of the public API.
  */
+import { objectKey } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
 import type { Informer, ReadonlyStore } from '../informer.js';
+import { noopLogger } from '../logger.js';
 import type { HandlerContext, ResourceWatcher } from '../resource-watcher.js';
 
-const ctx: HandlerContext = { signal: new AbortController().signal };
+const ctx: HandlerContext = { signal: new AbortController().signal, logger: noopLogger };
 
 /** A schema for test objects (group `test.kubeloop.dev`, kind `Widget`). */
 export const widgetSchema: Schema = {
@@ -71,15 +73,19 @@ export class FakeInformer implements Informer {
     return widgetSchema;
   }
 
+  // As a real informer, the cache changes before the handlers are told (bad input is passed on as is).
   add(object: KubeObject): void {
+    if (object?.metadata != null) this.objects.set(objectKey(object), object);
     for (const h of this.handlers) void h.add(ctx, object);
   }
 
   update(old: KubeObject, object: KubeObject): void {
+    if (object?.metadata != null) this.objects.set(objectKey(object), object);
     for (const h of this.handlers) void h.update(ctx, old, object);
   }
 
   delete(object: KubeObject): void {
+    if (object?.metadata != null) this.objects.delete(objectKey(object));
     for (const h of this.handlers) void h.delete(ctx, object);
   }
 }

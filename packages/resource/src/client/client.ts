@@ -1,12 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { CodecError, KubeloopError, isGone } from '../errors.js';
+import { ApiError, CodecError, KubeloopError, isApiError, isGone } from '../errors.js';
 import type { Kind } from '../kind.js';
 import type { Identifier, KubeObject, ListObject } from '../object.js';
 import { StreamWatchResponse } from '../watch/stream-watch-response.js';
 import { ResourcePath } from './resource-path.js';
 import { HttpTransport, apiErrorFromResponse } from './transport.js';
 import type { HttpMethod, HttpTransportOptions, QueryParams, Transport, TransportResponse } from './transport.js';
-import type { DeleteOptions, ListOptions, Patch, RequestOptions, WatchOptions, WatchResponse, WriteOptions } from './types.js';
+import type { DeleteOptions, ListOptions, MergePatch, Patch, RequestOptions, StatusOf, WatchOptions, WatchResponse, WriteOptions } from './types.js';
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -105,7 +105,9 @@ export class Client<T extends KubeObject = KubeObject> {
       sendInitialEvents: options.sendInitialEvents ? true : undefined,
       resourceVersionMatch: options.sendInitialEvents ? 'NotOlderThan' : undefined,
     };
-    const res = await this.#transport.stream({ method: 'GET', path, query, signal: options.signal });
+    const res = await this.#transport.stream({ method: 'GET', path, query, signal: options.signal }).catch((error: unknown) => {
+      throw this.#explainNotServed(error, 'GET', path);
+    });
     return new StreamWatchResponse<T>(res.body, {
       signal: options.signal,
       apiVersion: this.kind.apiVersion,
@@ -137,7 +139,7 @@ export class Client<T extends KubeObject = KubeObject> {
    * Patches an object: a JSON patch (`{operations}`), a merge patch (`{merge}`), a strategic merge patch
    * (`{strategic}`, built-in kinds only) or a server-side apply (`{apply, fieldManager, force}`).
    */
-  async patch(id: Identifier, patch: Patch, options: WriteOptions = {}): Promise<T> {
+  async patch(id: Identifier, patch: Patch<T>, options: WriteOptions = {}): Promise<T> {
     const query: Record<string, string | number | boolean | undefined> = { ...writeQuery(options) };
     let body: unknown;
     let contentType: string;
@@ -162,8 +164,17 @@ export class Client<T extends KubeObject = KubeObject> {
     return this.#decodeObject(res);
   }
 
+  /**
+   * Merge-patches the `status` subresource with a deep partial status (`null` deletes a field, arrays such as
+   * `conditions` are replaced whole): controller-runtime's `Status().Patch(ctx, obj, client.MergeFrom(...))`.
+   * Needs the kind's `status` subresource; resolves with the whole object.
+   */
+  patchStatus(id: Identifier, status: MergePatch<StatusOf<T>>, options: Omit<WriteOptions, 'subresource'> = {}): Promise<T> {
+    return this.patch(id, { merge: { status } as MergePatch<T> }, { ...options, subresource: 'status' });
+  }
+
   /** Patches an object and replaces the contents of `into` with the result. */
-  async patchInto(id: Identifier, patch: Patch, options: WriteOptions, into: T): Promise<void> {
+  async patchInto(id: Identifier, patch: Patch<T>, options: WriteOptions, into: T): Promise<void> {
     const patched = await this.patch(id, patch, options);
     for (const key of Object.keys(into)) {
       if (!(key in patched)) delete into[key];
@@ -199,8 +210,27 @@ export class Client<T extends KubeObject = KubeObject> {
     options: RequestOptions,
   ): Promise<TransportResponse> {
     const res = await this.#transport.request({ method, path, query, body, contentType, signal: options.signal, timeoutMs: options.timeoutMs });
-    if (res.status < 200 || res.status >= 300) throw apiErrorFromResponse(res.status, res.headers, res.body);
+    if (res.status < 200 || res.status >= 300) throw this.#explainNotServed(apiErrorFromResponse(res.status, res.headers, res.body), method, path);
     return res;
+  }
+
+  /**
+   * A 404 that names no object means the server does not serve this kind at all (a CRD not installed, a
+   * wrong group or version): the error then says which request, which kind, and what to check.
+   */
+  #explainNotServed(error: unknown, method: HttpMethod, path: string): unknown {
+    if (!isApiError(error) || error.status !== 404 || error.details?.name) return error;
+    const { kind, group, version, plural } = this.kind;
+    const hint = group ? `is the CustomResourceDefinition ${plural}.${group} installed and serving ${version}?` : `does this API server serve ${kind}?`;
+    return new ApiError({
+      status: error.status,
+      reason: error.reason,
+      message: `${method} ${path}: ${error.message} (${kind} ${this.kind.apiVersion} is not served: ${hint})`,
+      details: error.details,
+      retryAfterSeconds: error.retryAfterSeconds,
+      body: error.body,
+      cause: error,
+    });
   }
 
   #namespaceOf(namespace: string | undefined): string {
@@ -287,5 +317,5 @@ function listQuery(options: ListOptions): QueryParams {
 }
 
 function writeQuery(options: WriteOptions): QueryParams {
-  return { fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined };
+  return { fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined, fieldValidation: options.fieldValidation };
 }

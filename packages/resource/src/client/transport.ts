@@ -3,6 +3,8 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ApiError, NetworkError, isNetworkError } from '../errors.js';
+import { logWarningsOnce, parseWarningHeaders } from './api-warning.js';
+import type { WarningHandler } from './api-warning.js';
 import { httpTransportConfigFromKubeConfig } from './kube-config.js';
 
 /** HTTP methods the Kubernetes API uses. */
@@ -75,6 +77,11 @@ export interface HttpTransportOptions {
   userAgent?: string | undefined;
   /** Reuse connections between requests. Default: true. */
   keepAlive?: boolean | undefined;
+  /**
+   * Receives the API server's `Warning` headers (deprecations, unknown fields under `fieldValidation: 'Warn'`),
+   * one call per warning. Default: `console.warn` once per distinct text (`logWarningsOnce()`).
+   */
+  warningHandler?: WarningHandler | undefined;
 }
 
 /** TLS material for an `https` server. */
@@ -140,6 +147,7 @@ export class HttpTransport implements Transport {
   readonly #defaultTimeoutMs: number;
   /** Whether the agent already carries a client certificate (agent options win over request options). */
   readonly #agentHasCert: boolean;
+  readonly #warningHandler: WarningHandler;
 
   constructor(config: HttpTransportConfig) {
     const url = new URL(config.server);
@@ -154,6 +162,7 @@ export class HttpTransport implements Transport {
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#defaultTimeoutMs = config.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#authenticate = config.authenticate;
+    this.#warningHandler = config.warningHandler ?? logWarningsOnce();
     this.#baseHeaders = {
       Accept: 'application/json',
       'User-Agent': config.userAgent ?? DEFAULT_USER_AGENT,
@@ -228,6 +237,7 @@ export class HttpTransport implements Transport {
         const req = this.#lib.request(options, (res) => {
           answered = true;
           const status = res.statusCode ?? 0;
+          if (res.headers.warning !== undefined) this.#warn(res.headers.warning, what);
           if (streaming && status >= 200 && status < 300) {
             if (finish()) resolve({ status, headers: res.headers, body: res });
             else res.destroy();
@@ -264,6 +274,16 @@ export class HttpTransport implements Transport {
         if (!settled) send(options, false);
       }, fail);
     });
+  }
+
+  #warn(header: string | string[], request: string): void {
+    for (const warning of parseWarningHeaders(header, request)) {
+      try {
+        this.#warningHandler(warning);
+      } catch {
+        // A throwing handler must not fail the request it was told about.
+      }
+    }
   }
 
   async #requestOptions(request: TransportRequest): Promise<https.RequestOptions> {

@@ -75,9 +75,18 @@ export interface PatchRequest {
   operations: PatchOperation[];
 }
 
-/** An RFC 7386 merge patch (`application/merge-patch+json`). */
-export interface MergePatchRequest {
-  merge: Record<string, unknown>;
+/**
+ * A deep-partial RFC 7386 merge patch of `T`: every field optional at every depth (undefined ones are left out), `null` deletes a field,
+ * arrays are replaced whole (as the merge patch format does).
+ */
+export type MergePatch<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: MergePatch<T[K]> | null | undefined } : T;
+
+/** The `status` type of an object type (`unknown` when it declares none). */
+export type StatusOf<T> = T extends { status?: infer S } ? NonNullable<S> : unknown;
+
+/** An RFC 7386 merge patch (`application/merge-patch+json`), typed as a deep partial of the object. */
+export interface MergePatchRequest<T = KubeObject> {
+  merge: MergePatch<T>;
 }
 
 /** A strategic merge patch (`application/strategic-merge-patch+json`); built-in kinds only. */
@@ -94,8 +103,8 @@ export interface ApplyPatchRequest {
   force?: boolean | undefined;
 }
 
-/** Any patch the client can send. */
-export type Patch = PatchRequest | MergePatchRequest | StrategicMergePatchRequest | ApplyPatchRequest;
+/** Any patch the client can send; a merge patch is typed by the object type `T`. */
+export type Patch<T = KubeObject> = PatchRequest | MergePatchRequest<T> | StrategicMergePatchRequest | ApplyPatchRequest;
 
 /** Options of writes. */
 export interface WriteOptions extends RequestOptions {
@@ -105,6 +114,12 @@ export interface WriteOptions extends RequestOptions {
   dryRun?: boolean | undefined;
   /** Target a subresource, e.g. `status`. Default: the main resource. */
   subresource?: string | undefined;
+  /**
+   * What the server does with fields the schema does not know or duplicated fields: `Strict` fails the write
+   * (400), `Warn` drops them and sends a `Warning` header (see `HttpTransportOptions.warningHandler`),
+   * `Ignore` drops them silently. Default: unset (the server's default, `Warn`).
+   */
+  fieldValidation?: 'Strict' | 'Warn' | 'Ignore' | undefined;
 }
 
 /** Options of `delete`. */

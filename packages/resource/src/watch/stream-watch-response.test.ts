@@ -19,7 +19,48 @@ async function collect(watch: AsyncIterable<WatchEvent>): Promise<WatchEvent[]> 
   return events;
 }
 
+/** `promise`, or 'pending' if it has not settled within `ms` (a hang detector, not a timing assertion). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
+  let timer: NodeJS.Timeout | undefined;
+  const pending = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
+  try {
+    return await Promise.race([promise, pending]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('StreamWatchResponse', () => {
+  test('a body whose connection closed before the watch was made fails at once with a NetworkError, instead of waiting forever', async () => {
+    // An HTTP response whose socket closed before anyone listened emits no 'error' (Node drops it
+    // when there is no listener), only 'close': a listener attached afterwards hears nothing.
+    const body = new PassThrough();
+    body.write(line('a'));
+    body.destroy();
+    await new Promise((resolve) => body.once('close', resolve));
+    const watch = new StreamWatchResponse(body);
+    const outcome = await within(
+      watch.next().then(
+        () => 'resolved',
+        (error: unknown) => (isNetworkError(error) ? 'network error' : `other: ${String(error)}`),
+      ),
+      2000,
+    );
+    assert.equal(outcome, 'network error');
+    assert.deepEqual(await watch.next(), { done: true, value: undefined });
+  });
+
+  test('a body that had already failed reports its error', async () => {
+    const body = new PassThrough();
+    body.on('error', () => {});
+    body.destroy(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    await new Promise((resolve) => body.once('close', resolve));
+    const watch = new StreamWatchResponse(body);
+    const error = await within(watch.next().then(() => undefined, (e: unknown) => e), 2000);
+    assert.ok(isNetworkError(error));
+    assert.match((error as Error).message, /socket hang up/);
+  });
+
   test('yields the events of every chunk in order and ends when the stream ends', async () => {
     const body = new PassThrough();
     const watch = new StreamWatchResponse(body);

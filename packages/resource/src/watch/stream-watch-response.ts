@@ -52,6 +52,13 @@ export class StreamWatchResponse<T extends KubeObject = KubeObject> implements W
     body.on('end', this.#onEnd);
     body.on('error', this.#onError);
     body.on('close', this.#onClose);
+    // The connection may have gone before these listeners existed: an HTTP response emits no
+    // 'error' without a listener, and 'close' only once, so nothing would ever end this watch.
+    if (body.destroyed) {
+      const failure = body.errored;
+      if (failure) this.#onError(failure);
+      else this.#onClose();
+    }
     if (this.#signal) {
       if (this.#signal.aborted) this.stop();
       else this.#signal.addEventListener('abort', this.#onAbort, { once: true });
