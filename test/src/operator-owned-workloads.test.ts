@@ -7,15 +7,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { CustomResourceDefinitionKind, createClient, defineKindFor, isNotFound, loadKubeConfig } from '@kubeloop/resource';
-import type { Client, KubeObject } from '@kubeloop/resource';
+import { eventually, runController, startTestEnv } from '@kubeloop/apiserver/testing';
+import type { StopController, TestEnv } from '@kubeloop/apiserver/testing';
+import { defineKindFor, isNotFound } from '@kubeloop/resource';
+import type { Client, CustomResourceDefinition, KubeObject } from '@kubeloop/resource';
 import { InformerController, KubernetesBasedInformer, Operator, SimpleReconciler } from '@kubeloop/operator';
-import { waitFor } from './support/wait-for.js';
 
 type Widget = KubeObject<{ size: number; image: string }, { readyReplicas?: number }>;
 type Deployment = KubeObject<{ replicas?: number }, { readyReplicas?: number; observedGeneration?: number }>;
@@ -61,114 +57,111 @@ async function reconcileWidget(widget: Widget, clients: { widgets: Client<Widget
   if (widget.status?.readyReplicas !== ready) await clients.widgets.updateStatus({ ...widget, status: { readyReplicas: ready } });
 }
 
+const widgetCrd: CustomResourceDefinition = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.example.com' },
+  spec: {
+    group: 'example.com',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', properties: { size: { type: 'integer' }, image: { type: 'string' } } },
+              status: { type: 'object', properties: { readyReplicas: { type: 'integer' } } },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+/** The operator: Widgets, and the Deployments they own (a Deployment's status change reconciles its Widget). */
+function widgetOperator(clients: { widgets: Client<Widget>; deployments: Client<Deployment>; services: Client<Service> }): Operator {
+  const controller = new InformerController();
+  controller.addInformer(new KubernetesBasedInformer(WidgetKind, clients.widgets, 'default'), 'widgets');
+  controller.addInformer(new KubernetesBasedInformer(DeploymentKind, clients.deployments, 'default'), 'deployments');
+  controller.addReconciler(new SimpleReconciler<Widget>({ reconcileFunc: async (_ctx, { object }) => (await reconcileWidget(object, clients), {}) }), 'widgets');
+  controller.addReconciler(
+    new SimpleReconciler<Deployment>({
+      reconcileFunc: async (_ctx, { object }) => {
+        const ownerName = object.metadata.ownerReferences?.find((r) => r.kind === 'Widget')?.name;
+        if (ownerName === undefined) return {};
+        try {
+          await reconcileWidget(await clients.widgets.get({ namespace: 'default', name: ownerName }), clients);
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+        }
+        return {};
+      },
+    }),
+    'deployments',
+  );
+  const operator = new Operator();
+  operator.addController(controller);
+  return operator;
+}
+
 describe('an operator owning a Deployment and a Service', { timeout: 60_000 }, () => {
-  let server: ApiServer;
-  let dir: string;
-  const stop = new AbortController();
-  let running: Promise<void> | undefined;
+  let env: TestEnv;
+  let stopOperator: StopController;
   let widgets: Client<Widget>;
   let deployments: Client<Deployment>;
   let services: Client<Service>;
 
   before(async () => {
-    server = await startApiServer();
-    dir = await mkdtemp(join(tmpdir(), 'kubeloop-owned-'));
-    const kubeconfigPath = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfigPath);
-    const config = loadKubeConfig({ kubeconfigPath });
-    await createClient(CustomResourceDefinitionKind, config).create({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: { type: 'object', properties: { size: { type: 'integer' }, image: { type: 'string' } } },
-                  status: { type: 'object', properties: { readyReplicas: { type: 'integer' } } },
-                },
-              },
-            },
-          },
-        ],
-      },
-    });
-    widgets = createClient(WidgetKind, config);
-    deployments = createClient(DeploymentKind, config);
-    services = createClient(ServiceKind, config);
-
-    const controller = new InformerController();
-    controller.addInformer(new KubernetesBasedInformer(WidgetKind, widgets, 'default'), 'widgets');
-    // Deployment changes (the status a Deployment controller would write) reconcile their owner.
-    controller.addInformer(new KubernetesBasedInformer(DeploymentKind, deployments, 'default'), 'deployments');
-    controller.addReconciler(new SimpleReconciler<Widget>({ reconcileFunc: async (_ctx, { object }) => (await reconcileWidget(object, { widgets, deployments, services }), {}) }), 'widgets');
-    controller.addReconciler(
-      new SimpleReconciler<Deployment>({
-        reconcileFunc: async (_ctx, { object }) => {
-          const ownerName = object.metadata.ownerReferences?.find((r) => r.kind === 'Widget')?.name;
-          if (ownerName === undefined) return {};
-          try {
-            await reconcileWidget(await widgets.get({ namespace: 'default', name: ownerName }), { widgets, deployments, services });
-          } catch (err) {
-            if (!isNotFound(err)) throw err;
-          }
-          return {};
-        },
-      }),
-      'deployments',
-    );
-    const operator = new Operator();
-    operator.addController(controller);
-    running = operator.run(stop.signal);
+    env = await startTestEnv({ crds: [widgetCrd] });
+    widgets = env.client(WidgetKind);
+    deployments = env.client(DeploymentKind);
+    services = env.client(ServiceKind);
+    stopOperator = runController(widgetOperator({ widgets, deployments, services }));
   });
 
   after(async () => {
-    stop.abort();
-    await running;
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
+    await stopOperator();
+    await env.stop();
   });
 
   test('a Widget gets an owned Deployment with its size and an owned Service', async () => {
     const widget = await widgets.create({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'shop', namespace: 'default' }, spec: { size: 2, image: 'shop:1' } });
-    const deployment = await waitFor(() => deployments.get({ namespace: 'default', name: 'shop' }), { what: 'the owned Deployment' });
+    const deployment = await eventually(() => deployments.get({ namespace: 'default', name: 'shop' }), { what: 'the owned Deployment' });
     assert.equal(deployment.spec?.replicas, 2);
     assert.deepEqual(deployment.metadata.ownerReferences?.map((r) => [r.kind, r.uid, r.controller]), [['Widget', widget.metadata.uid, true]]);
     assert.ok(deployment.metadata.managedFields?.some((e) => e.manager === manager && e.operation === 'Apply'));
-    const service = await waitFor(() => services.get({ namespace: 'default', name: 'shop' }), { what: 'the owned Service' });
+    const service = await eventually(() => services.get({ namespace: 'default', name: 'shop' }), { what: 'the owned Service' });
     assert.match(service.spec?.clusterIP ?? '', /^10\./);
   });
 
   test('changing the Widget changes the Deployment; the Deployment status reaches the Widget', async () => {
-    const widget = await widgets.get({ namespace: 'default', name: 'shop' });
-    await widgets.update({ ...widget, spec: { size: 3, image: 'shop:2' } });
-    await waitFor(async () => (await deployments.get({ namespace: 'default', name: 'shop' })).spec?.replicas === 3, { what: 'replicas 3' });
+    // A merge patch: the operator writes the Widget's status meanwhile, which would fail a get-then-update.
+    await widgets.patch({ namespace: 'default', name: 'shop' }, { merge: { spec: { size: 3, image: 'shop:2' } } });
+    await eventually(async () => assert.equal((await deployments.get({ namespace: 'default', name: 'shop' })).spec?.replicas, 3), { what: 'replicas 3' });
     // Playing the Deployment controller: no controller runs in the embedded server.
     await deployments.patch({ namespace: 'default', name: 'shop' }, { merge: { status: { readyReplicas: 3, observedGeneration: 2 } } }, { subresource: 'status' });
-    await waitFor(async () => (await widgets.get({ namespace: 'default', name: 'shop' })).status?.readyReplicas === 3, { what: "the Widget's readyReplicas" });
+    await eventually(async () => assert.equal((await widgets.get({ namespace: 'default', name: 'shop' })).status?.readyReplicas, 3), { what: "the Widget's readyReplicas" });
   });
 
   test('deleting the Widget garbage-collects its Deployment and Service', async () => {
     await widgets.delete({ namespace: 'default', name: 'shop' });
     for (const client of [deployments, services] as Client<KubeObject>[]) {
-      await waitFor(
+      await eventually(
         async () => {
           try {
             await client.get({ namespace: 'default', name: 'shop' });
-            return false;
           } catch (err) {
-            return isNotFound(err);
+            if (isNotFound(err)) return;
+            throw err;
           }
+          assert.fail('still there');
         },
         { what: 'an owned object to be collected' },
       );
