@@ -72,13 +72,15 @@ describe('leader election between two operator processes', () => {
     await b.line(/^leader: bravo \(this process\)/, LEASE.leaseDurationMs * 4);
     const tookOverAfter = Date.now() - killedAt;
 
-    // The new leader finishes the work: every playlist Ready for its generation.
+    // The new leader finishes the work: every playlist Ready for its generation and holding the
+    // operator's finalizer (a leader killed mid-reconcile can leave a Ready playlist whose
+    // finalizer the new leader adds after: editing before that write would race it).
     const ready = async (): Promise<boolean> => {
       const list = await playlists.list('default');
       return names.every((n) => {
         const p = list.items.find((i) => i.metadata.name === n);
         const c = p?.status?.conditions?.find((x) => x.type === 'Ready');
-        return c?.status === 'True' && c.observedGeneration === p?.metadata.generation;
+        return c?.status === 'True' && c.observedGeneration === p?.metadata.generation && (p?.metadata.finalizers?.length ?? 0) > 0;
       });
     };
     await waitFor(ready, { timeoutMs: 30_000, intervalMs: 100, what: 'every playlist Ready under the new leader' });
