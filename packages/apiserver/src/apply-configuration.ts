@@ -4,9 +4,11 @@
  * 11: key "foo" already set in map`), and a configuration with fields the kind does not declare is
  * 400 `failed to create typed patch object (ns/name; group/version, Kind=Kind): .spec.x: field not
  * declared in schema` (kube-apiserver 1.32 answers that text with a 500, a known bug fixed to 400).
+ * Configurations nested deeper than `json-text.ts`'s limit are 400 `exceeded max depth of 1000`.
  */
 import type { KubeObject } from '@kubeloop/resource';
 import { parse as parseYaml } from 'yaml';
+import { maxNestingDepth, nestingTooDeep } from './json-text.js';
 import { cloneJson } from './json-value.js';
 import type { ResourceType } from './resource-type.js';
 import { badRequest } from './status-error.js';
@@ -19,10 +21,14 @@ interface YamlError {
 
 /** Parses an apply body (YAML or JSON); 400 with the real server's words when it does not parse. */
 export function parseApplyBody(body: string): unknown {
+  const tooDeep = badRequest(`error decoding YAML: exceeded max depth of ${maxNestingDepth}`);
+  let value: unknown;
   try {
-    return parseYaml(body) as unknown;
+    value = parseYaml(body) as unknown;
   } catch (err) {
     const e = err as YamlError;
+    // The YAML parser recurses: it gives up well before the nesting limit.
+    if (String(e.message).includes('Maximum call stack size exceeded')) throw tooDeep;
     const line = e.linePos?.[0]?.line;
     if (e.code === 'DUPLICATE_KEY' && line !== undefined) {
       const text = body.split('\n')[line - 1] ?? '';
@@ -31,6 +37,8 @@ export function parseApplyBody(body: string): unknown {
     }
     throw badRequest(`error decoding YAML: ${String(e.message ?? err)}`);
   }
+  if (nestingTooDeep(value)) throw tooDeep;
+  return value;
 }
 
 /** 400 when an apply configuration has fields `type` does not declare (checked on a copy). */

@@ -213,8 +213,14 @@ describe('hostile input', () => {
       });
       assert.equal(patched.status, 200, patched.text.slice(0, 300));
 
+      const deployments = '/apis/apps/v1/namespaces/default/deployments';
+      const containers = [{ name: 'app', image: 'nginx' }];
+      const deployment = { metadata: { name: 'scaled' }, spec: { selector: { matchLabels: { app: 'scaled' } }, template: { metadata: { labels: { app: 'scaled' } }, spec: { containers } } } };
+      assert.equal((await call(server.url, 'POST', deployments, JSON.stringify(deployment))).status, 201);
+
       const tooDeep = maxNestingDepth + 1;
       const attempts: [string, string, string, string][] = [
+        ['PATCH', `${deployments}/scaled/scale`, `{"spec":{"x":${nested(100_000)}}}`, 'application/merge-patch+json'],
         ['POST', deeps, deep('too-deep', tooDeep), 'application/json'],
         ['POST', deeps, deep('way-too-deep', 100_000), 'application/json'],
         ['PUT', `${deeps}/at-limit`, deep('at-limit', tooDeep), 'application/json'],

@@ -7,6 +7,7 @@
 import type { KubeObject } from '@kubeloop/resource';
 import { patchMediaTypes } from './patch-media-types.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch/index.js';
+import { parseJsonRequest } from './request-body.js';
 import type { ScaleSubresource } from './resource-type.js';
 import { badRequest, invalid, invalidValue, unsupportedMediaType } from './status-error.js';
 
@@ -61,12 +62,7 @@ export function scaleOf(scale: ScaleSubresource, obj: KubeObject): KubeObject {
 export function patchScale(current: KubeObject, body: string, mediaType: string): unknown {
   const format = patchMediaTypes[mediaType];
   if (format === undefined || format === 'apply') throw unsupportedMediaType(scalePatchTypes);
-  let patch: unknown;
-  try {
-    patch = JSON.parse(body);
-  } catch (err) {
-    throw badRequest(`error decoding patch: ${(err as Error).message}`);
-  }
+  const patch = parseJsonRequest(body, false, (problem) => badRequest(`error decoding patch: ${problem}`)).value;
   const doc = current as unknown as Record<string, unknown>;
   if (format === 'json') return applyJsonPatch(doc, patch);
   if (format === 'merge') return applyMergePatch(doc, patch);
