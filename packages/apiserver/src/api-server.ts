@@ -16,7 +16,7 @@ import { configMapType, eventType, leaseType, namespaceType, secretType } from '
 import { builtinKinds } from './builtin/builtin-kind-table.js';
 import { modelResourceType } from './builtin/model-resource-type.js';
 import { crdType } from './crd-resource.js';
-import { AllowedHosts, isLoopbackHost } from './browser-guard.js';
+import { AllowedHosts, exposureRisk } from './browser-guard.js';
 import { FaultInjector } from './faults.js';
 import { GarbageCollector } from './garbage-collector.js';
 import type { Faults } from './faults.js';
@@ -260,6 +260,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     faults,
     maxBodyBytes,
     allowedHosts: new AllowedHosts([host, ...(options.allowedHosts ?? [])]),
+    scheme: options.tls ? 'https' : 'http',
     serverAddress: () => address,
     logger,
   });
@@ -289,11 +290,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     await abandon();
     throw err;
   }
-  if (!isLoopbackHost(host) && (options.token === undefined || !certificates)) {
-    const risk =
-      options.token === undefined
-        ? 'it has no authentication, anyone who can connect can read and write every object'
-        : 'its bearer token crosses the network in clear text (no tls)';
+  const risk = exposureRisk(host, { token: options.token !== undefined, tls: certificates !== undefined });
+  if (risk !== undefined) {
     process.emitWarning(`kubeloop-apiserver listens on ${host}, which other machines can reach: ${risk}`, { code: 'KUBELOOP_APISERVER_EXPOSED' });
   }
   const port = (server.address() as AddressInfo).port;

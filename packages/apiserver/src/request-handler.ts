@@ -45,6 +45,8 @@ export interface RequestHandlerDeps {
   readonly maxBodyBytes: number;
   /** The host names requests may be addressed to (see `browser-guard.ts`). */
   readonly allowedHosts: AllowedHosts;
+  /** The scheme the server is reached by (`https` with `tls`): a same-origin `Origin` header carries it. */
+  readonly scheme: 'http' | 'https';
   /** `host:port` for `/api`'s serverAddressByClientCIDRs. */
   readonly serverAddress: () => string;
   readonly logger: (line: string) => void;
@@ -128,7 +130,7 @@ export class RequestHandler {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = browserRequestProblem(req.headers, this.#deps.allowedHosts);
+    const refused = browserRequestProblem(req.headers, this.#deps.allowedHosts, this.#deps.scheme);
     if (refused !== undefined) throw forbiddenRequest(refused);
     const latency = this.#deps.faults.latencyMs;
     if (latency > 0) await delay(latency);

@@ -8,9 +8,9 @@ import type { ApiServer } from './api-server.js';
 import { call } from './testing/test-client.js';
 
 /** GET over HTTPS trusting `ca` (undefined: the system's trust store). */
-function httpsGet(url: string, ca: string | undefined, token?: string): Promise<{ status: number; body: string }> {
+function httpsGet(url: string, ca: string | undefined, token?: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { ...(ca !== undefined && { ca }), headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+    const req = request(url, { ...(ca !== undefined && { ca }), headers: { ...headers, ...(token && { authorization: `Bearer ${token}` }) } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -51,6 +51,14 @@ describe('TLS and bearer-token authentication', () => {
       assert.equal((await httpsGet(`${server.url}/api/v1/namespaces`, ca, 'wrong')).status, 401);
       assert.equal((await httpsGet(`${server.url}/healthz`, ca)).status, 200);
       assert.equal((await httpsGet(`${server.url}/version`, ca)).status, 200);
+    });
+
+    test("a page the server itself served (Origin: its https URL) is same-origin; the http origin is not", async () => {
+      const ca = server.caCertificate;
+      const own = await httpsGet(`${server.url}/api/v1/namespaces`, ca, 's3cret', { origin: server.url });
+      assert.equal(own.status, 200, own.body);
+      const plain = await httpsGet(`${server.url}/api/v1/namespaces`, ca, 's3cret', { origin: server.url.replace('https:', 'http:') });
+      assert.equal(plain.status, 403, plain.body);
     });
   });
 
