@@ -173,6 +173,17 @@ describe('hostile input', () => {
       const spec = JSON.parse(gadget.text).spec;
       assert.deepEqual(Object.keys(spec).sort(), ['config', 'size'], 'pruned where the schema does not declare them');
       assert.deepEqual(spec.config, JSON.parse(`{${withBuiltins('kept')}}`), 'kept where unknown fields are preserved');
+
+      // Server-side apply merges them as ordinary keys too, also when a second manager adds to them.
+      const applyPath = '/apis/example.com/v1/namespaces/default/gadgets/applied';
+      const applied = 'apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: applied\nspec:\n  config:\n    __proto__:\n      polluted: yes\n    constructor: c\n';
+      const first = await call(server.url, 'PATCH', `${applyPath}?fieldManager=one`, applied, { contentType: 'application/apply-patch+yaml' });
+      assert.equal(first.status, 201, first.text);
+      const more = 'apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: applied\nspec:\n  config:\n    __proto__:\n      other: 1\n';
+      const second = await call(server.url, 'PATCH', `${applyPath}?fieldManager=two`, more, { contentType: 'application/apply-patch+yaml' });
+      assert.equal(second.status, 200, second.text);
+      const stored = JSON.parse((await call(server.url, 'GET', applyPath)).text);
+      assert.deepEqual(stored.spec.config, JSON.parse('{"__proto__":{"polluted":"yes","other":1},"constructor":"c"}'));
     });
 
     test('repeated keys are 400 "duplicate field" under Strict and a warning under Warn, in bodies and patches', async () => {

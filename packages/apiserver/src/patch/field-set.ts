@@ -8,8 +8,9 @@
  * Which lists are keyed or sets comes from the kind's strategic merge strategy; every other list,
  * and every empty map, is one leaf (atomic).
  */
-import { cloneJson, getOwn, isJsonObject, jsonEqual } from '../json-value.js';
+import { cloneJson, getOwn, isJsonObject, jsonEqual, setOwn } from '../json-value.js';
 import type { JsonObject } from '../json-value.js';
+import { fieldStrategyOf } from './patch-strategies.js';
 import type { FieldStrategy } from './patch-strategies.js';
 
 /** One step of a path. */
@@ -64,7 +65,7 @@ function collect(value: unknown, path: PathSegment[], strategy: FieldStrategy | 
       out.add(path);
       return;
     }
-    for (const [key, child] of entries) collect(child, [...path, { f: key }], strategy?.fields?.[key], out);
+    for (const [key, child] of entries) collect(child, [...path, { f: key }], fieldStrategyOf(strategy, key), out);
     return;
   }
   const mergeList = strategy?.mergeList;
@@ -74,7 +75,7 @@ function collect(value: unknown, path: PathSegment[], strategy: FieldStrategy | 
       if (mergeKey !== undefined && isJsonObject(item) && item[mergeKey] !== undefined) {
         const itemPath = [...path, { k: keyOf(item, mergeKey) }];
         out.add(itemPath);
-        for (const [key, child] of Object.entries(item)) collect(child, [...itemPath, { f: key }], strategy.fields?.[key], out);
+        for (const [key, child] of Object.entries(item)) collect(child, [...itemPath, { f: key }], fieldStrategyOf(strategy, key), out);
       } else if (mergeKey === undefined && !isJsonObject(item) && !Array.isArray(item)) {
         out.add([...path, { v: item }]);
       } else {
@@ -94,11 +95,11 @@ export function fieldSetOf(obj: JsonObject, strategy: FieldStrategy): FieldSet {
     if (key === 'apiVersion' || key === 'kind') continue;
     if (key === 'metadata' && isJsonObject(value)) {
       for (const [mk, mv] of Object.entries(value)) {
-        if (!serverOwnedMetadata.has(mk)) collect(mv, [{ f: 'metadata' }, { f: mk }], strategy.fields?.['metadata']?.fields?.[mk], out);
+        if (!serverOwnedMetadata.has(mk)) collect(mv, [{ f: 'metadata' }, { f: mk }], fieldStrategyOf(fieldStrategyOf(strategy, 'metadata'), mk), out);
       }
       continue;
     }
-    collect(value, [{ f: key }], strategy.fields?.[key], out);
+    collect(value, [{ f: key }], fieldStrategyOf(strategy, key), out);
   }
   return out;
 }
@@ -167,7 +168,7 @@ export function pathText(path: FieldPath): string {
 }
 
 function findItem(list: unknown[], segment: PathSegment): number {
-  if ('k' in segment) return list.findIndex((item) => isJsonObject(item) && Object.entries(segment.k).every(([k, v]) => jsonEqual(item[k], v)));
+  if ('k' in segment) return list.findIndex((item) => isJsonObject(item) && Object.entries(segment.k).every(([k, v]) => jsonEqual(getOwn(item, k), v)));
   if ('v' in segment) return list.findIndex((item) => jsonEqual(item, segment.v));
   return -1;
 }
@@ -222,18 +223,18 @@ export function removePath(obj: JsonObject, path: FieldPath): void {
  */
 export function mergeApplied(target: JsonObject, applied: JsonObject, strategy: FieldStrategy | undefined): JsonObject {
   for (const [key, value] of Object.entries(applied)) {
-    const fieldStrategy = strategy?.fields?.[key];
+    const fieldStrategy = fieldStrategyOf(strategy, key);
     if (value === null) {
       delete target[key];
       continue;
     }
     const existing = getOwn(target, key);
     if (isJsonObject(value)) {
-      target[key] = mergeApplied(isJsonObject(existing) ? existing : {}, value, fieldStrategy);
+      setOwn(target, key, mergeApplied(isJsonObject(existing) ? existing : {}, value, fieldStrategy));
     } else if (Array.isArray(value) && Array.isArray(existing) && fieldStrategy?.mergeList) {
-      target[key] = mergeList(existing, value, fieldStrategy);
+      setOwn(target, key, mergeList(existing, value, fieldStrategy));
     } else {
-      target[key] = cloneJson(value);
+      setOwn(target, key, cloneJson(value));
     }
   }
   return target;

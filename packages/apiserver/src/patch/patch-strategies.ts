@@ -15,6 +15,12 @@ export interface FieldStrategy {
   readonly fields?: Readonly<Record<string, FieldStrategy>>;
 }
 
+/** The strategy of one field; field names are user input (`constructor`, `__proto__`): own entries only. */
+export function fieldStrategyOf(strategy: FieldStrategy | undefined, key: string): FieldStrategy | undefined {
+  const fields = strategy?.fields;
+  return fields !== undefined && Object.hasOwn(fields, key) ? fields[key] : undefined;
+}
+
 const objectMeta: FieldStrategy = {
   fields: {
     // ObjectMeta: `Finalizers []string patchStrategy:"merge"`; `OwnerReferences patchStrategy:"merge" patchMergeKey:"uid"`.
