@@ -74,8 +74,10 @@ describe('LeaderElector against the embedded API server', () => {
     );
     assert.equal(Number(a.elector.isLeader()) + Number(b.elector.isLeader()), 1);
     const leader = a.elector.isLeader() ? 'a' : 'b';
-    assert.equal(a.elector.getLeader(), leader);
-    assert.equal(b.elector.getLeader(), leader);
+    assert.equal((leader === 'a' ? a : b).elector.getLeader(), leader);
+    // The follower learns who leads at its next attempt, which a jittered retry period (up to 2.2 of them) may still hold back.
+    const follower = leader === 'a' ? b : a;
+    await waitFor(() => follower.elector.getLeader() === leader, { timeoutMs: 10_000, what: 'the follower to observe the leader' });
 
     const lease = await leases.get({ namespace: 'default', name: 'pair' });
     assert.equal(lease.spec?.holderIdentity, leader);
