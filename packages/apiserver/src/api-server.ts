@@ -7,16 +7,23 @@
  * `default` and `kube-system` namespaces if missing, then listen.
  */
 import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import type { KubeObject } from '@kubeloop/resource';
 import { configMapType, eventType, leaseType, namespaceType, secretType } from './builtin-resources.js';
+import { builtinKinds } from './builtin/builtin-kind-table.js';
+import { modelResourceType } from './builtin/model-resource-type.js';
 import { crdType } from './crd-resource.js';
-import { AllowedHosts, isLoopbackHost } from './browser-guard.js';
+import { AllowedHosts, exposureRisk } from './browser-guard.js';
 import { FaultInjector } from './faults.js';
 import { GarbageCollector } from './garbage-collector.js';
 import type { Faults } from './faults.js';
+import { BearerTokenCheck } from './bearer-token.js';
 import { kubeconfigFor } from './kubeconfig.js';
+import { makeServingCertificates } from './self-signed-certificates.js';
+import { unauthorized } from './status-error.js';
 import { ObjectService, immortalNamespaces } from './object-service.js';
 import { ObjectStore, counterLogKey, parseLogKey } from './object-store.js';
 import { OpenApiDocuments } from './openapi.js';
@@ -33,7 +40,8 @@ export interface ApiServerOptions {
   port?: number;
   /**
    * Interface to bind. Default `127.0.0.1`. Binding anything else (`0.0.0.0`, a LAN address)
-   * exposes an unauthenticated server: a warning is written to stderr (`process.emitWarning`).
+   * exposes the server to other machines: without `token` (no authentication), or with `token`
+   * but without `tls` (the token in clear text), a warning is written to stderr (`process.emitWarning`).
    */
   host?: string;
   /**
@@ -75,16 +83,25 @@ export interface ApiServerOptions {
    * resourceVersion it saw), as kube-apiserver closes watchers that do not keep up. Default 64 MiB.
    */
   maxWatchBufferBytes?: number;
-  /** Receives diagnostic lines (log corruption found at start, unexpected handler errors). Default: discard. */
+  /** Receives diagnostic lines (log corruption found at start, a repair, a failed compaction, unexpected handler errors). Default: discard. */
   logger?: (line: string) => void;
+  /**
+   * Serve HTTPS with a self-signed CA and serving certificate made at start (for 127.0.0.1,
+   * localhost, `host` and `allowedHosts`); the kubeconfig carries the CA. Default false (plain HTTP).
+   */
+  tls?: boolean;
+  /** Require `Authorization: Bearer <token>` (401 otherwise); the kubeconfig carries it. Default: none (no authentication). */
+  token?: string;
 }
 
 /** A running server. */
 export interface ApiServer {
-  /** `http://host:port`. */
+  /** `http://host:port`, or `https://host:port` with `tls`. */
   readonly url: string;
-  /** Kubeconfig YAML for this server (plain HTTP, `insecure-skip-tls-verify: true`, dummy token). */
+  /** Kubeconfig YAML for this server (plain HTTP with `insecure-skip-tls-verify: true`, or HTTPS with the CA; the token or a dummy one). */
   readonly kubeconfig: string;
+  /** With `tls`: the CA certificate (PEM) clients trust. */
+  readonly caCertificate: string | undefined;
   /** Writes {@link ApiServer.kubeconfig} to a file. */
   writeKubeconfig(path: string): Promise<void>;
   /** Fault injection. */
@@ -164,7 +181,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     throw new RangeError(`maxWatchBufferBytes must be a positive integer, got ${maxWatchBufferBytes}`);
   }
   const registry = new ResourceRegistry();
-  for (const type of [namespaceType, configMapType, secretType, eventType, leaseType, crdType]) registry.add(type);
+  for (const type of [namespaceType, configMapType, secretType, eventType, leaseType]) registry.add(type);
+  for (const kind of builtinKinds) registry.add(modelResourceType(kind));
+  registry.add(crdType);
 
   const { log, replayed, lock } = options.dataDir !== undefined ? await openDataDir(options.dataDir, options, logger) : { replayed: emptyReplay };
 
@@ -203,6 +222,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     store.load(parsed.storeKey, parsed.key, object);
   }
   if (dropped > 0) logger(`kubeloop-apiserver: dropped ${dropped} replayed objects whose type is no longer served`);
+  for (const type of registry.all()) service.applyReadDefaults(type);
   if (log) store.attachLog(log);
   // After the replay: dependents left dangling by a stop are collected now, through the log.
   collector.start();
@@ -240,10 +260,23 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     faults,
     maxBodyBytes,
     allowedHosts: new AllowedHosts([host, ...(options.allowedHosts ?? [])]),
+    scheme: options.tls ? 'https' : 'http',
     serverAddress: () => address,
     logger,
   });
-  const server = createServer((req, res) => handler.handle(req, res));
+  const tokenCheck = options.token !== undefined ? new BearerTokenCheck(options.token) : undefined;
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    if (tokenCheck && !tokenCheck.allows(req)) {
+      const body = JSON.stringify(unauthorized().status);
+      req.resume();
+      res.writeHead(401, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    handler.handle(req, res);
+  };
+  const certificates = options.tls ? makeServingCertificates({ hosts: [host, ...(options.allowedHosts ?? [])] }) : undefined;
+  const server = certificates ? createTlsServer({ key: certificates.privateKey, cert: certificates.certificate }, listener) : createServer(listener);
   server.keepAliveTimeout = 30_000;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -257,22 +290,24 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     await abandon();
     throw err;
   }
-  if (!isLoopbackHost(host)) {
-    process.emitWarning(
-      `kubeloop-apiserver listens on ${host}, which other machines can reach: it has no authentication, anyone who can connect can read and write every object`,
-      { code: 'KUBELOOP_APISERVER_EXPOSED' },
-    );
+  const risk = exposureRisk(host, { token: options.token !== undefined, tls: certificates !== undefined });
+  if (risk !== undefined) {
+    process.emitWarning(`kubeloop-apiserver listens on ${host}, which other machines can reach: ${risk}`, { code: 'KUBELOOP_APISERVER_EXPOSED' });
   }
   const port = (server.address() as AddressInfo).port;
   address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  const url = `http://${address}`;
+  const url = `${certificates ? 'https' : 'http'}://${address}`;
   hub.start();
-  const kubeconfig = kubeconfigFor(url);
+  const kubeconfig = kubeconfigFor(url, {
+    ...(certificates && { caCertificate: certificates.caCertificate }),
+    ...(options.token !== undefined && { token: options.token }),
+  });
 
   let stopping: Promise<void> | undefined;
   return {
     url,
     kubeconfig,
+    caCertificate: certificates?.caCertificate,
     faults,
     writeKubeconfig: (path) => writeFile(path, kubeconfig, 'utf8'),
     resourceVersion: () => String(store.resourceVersion),

@@ -55,14 +55,17 @@ function originOf(url: string): string | undefined {
   }
 }
 
-/** Why a request is refused as coming from a web page, or undefined when it may be served. */
-export function browserRequestProblem(headers: IncomingHttpHeaders, allowedHosts: AllowedHosts): string | undefined {
+/**
+ * Why a request is refused as coming from a web page, or undefined when it may be served.
+ * `scheme` is the server's own (`https` with `tls`): a page it served itself has that origin. Default `http`.
+ */
+export function browserRequestProblem(headers: IncomingHttpHeaders, allowedHosts: AllowedHosts, scheme: 'http' | 'https' = 'http'): string | undefined {
   const host = headers.host ?? '';
   if (!allowedHosts.allows(host)) {
     return `the Host ${JSON.stringify(host)} is not one this server answers to (an IP address, localhost, the bound host or an allowed host)`;
   }
   const origin = headers.origin;
-  if (origin !== undefined && (originOf(origin) === undefined || originOf(origin) !== originOf(`http://${host}`))) {
+  if (origin !== undefined && (originOf(origin) === undefined || originOf(origin) !== originOf(`${scheme}://${host}`))) {
     return `cross-origin requests are refused: Origin ${JSON.stringify(origin)} is not this server`;
   }
   const site = headers['sec-fetch-site'];
@@ -77,4 +80,16 @@ export function isLoopbackHost(host: string): boolean {
   const name = host.toLowerCase().replace(/^\[|\]$/g, '');
   if (name === 'localhost' || name === '::1') return true;
   return isIP(name) === 4 && name.startsWith('127.');
+}
+
+/**
+ * What a server bound to `host` risks, for the warning at start; undefined on a loopback address,
+ * or with a token over TLS. Without a token anyone who can connect may do anything; with a token
+ * but no TLS, the token can be read off the network.
+ */
+export function exposureRisk(host: string, options: { token: boolean; tls: boolean }): string | undefined {
+  if (isLoopbackHost(host)) return undefined;
+  if (!options.token) return 'it has no authentication, anyone who can connect can read and write every object';
+  if (!options.tls) return 'its bearer token crosses the network in clear text (no tls)';
+  return undefined;
 }

@@ -141,6 +141,20 @@ function immutableDataProblems(obj: KubeObject, old: KubeObject | undefined, fie
   return problems;
 }
 
+/** The most a ConfigMap's or Secret's data values may hold together, in bytes (kube-apiserver's `MaxSecretSize`; keys do not count). */
+export const maxDataBytes = 1024 * 1024;
+
+/** Bytes of a data map's values (base64 values decoded). */
+function dataBytes(map: unknown, base64: boolean): number {
+  let total = 0;
+  for (const v of Object.values((map ?? {}) as Record<string, string>)) total += base64 ? Buffer.from(v, 'base64').length : Buffer.byteLength(v);
+  return total;
+}
+
+function tooLong(field: string): FieldProblem {
+  return { reason: 'FieldValueTooLong', message: `Too long: must have at most ${maxDataBytes} bytes`, field };
+}
+
 /** ConfigMaps: `data` (strings), `binaryData` (base64), `immutable`. No generation. */
 export const configMapType: ResourceType = builtin({
   group: '',
@@ -150,7 +164,12 @@ export const configMapType: ResourceType = builtin({
   shortNames: ['cm'],
   printer: configMapPrinter,
   shape: { data: 'stringMap', binaryData: 'bytesMap', immutable: 'boolean' },
-  validate: (obj, old) => [...configKeyProblems('data', obj.data), ...configKeyProblems('binaryData', obj.binaryData), ...immutableDataProblems(obj, old, ['data', 'binaryData'])],
+  validate: (obj, old) => {
+    const problems = [...configKeyProblems('data', obj.data), ...configKeyProblems('binaryData', obj.binaryData), ...immutableDataProblems(obj, old, ['data', 'binaryData'])];
+    // kube-apiserver reports the whole object's path, which prints as `[]`.
+    if (dataBytes(obj.data, false) + dataBytes(obj.binaryData, true) > maxDataBytes) problems.push(tooLong('[]'));
+    return problems;
+  },
 });
 
 /** On every write: `stringData` is merged into `data` (base64) and dropped; `type` defaults to Opaque. */
@@ -176,6 +195,7 @@ export const secretType: ResourceType = builtin({
   shape: { data: 'bytesMap', stringData: 'stringMap', type: 'string', immutable: 'boolean' },
   validate: (obj, old) => {
     const problems = [...configKeyProblems('data', obj.data), ...immutableDataProblems(obj, old, ['data'])];
+    if (dataBytes(obj.data, true) > maxDataBytes) problems.push(tooLong('data'));
     if (old && old.type !== obj.type) problems.push(invalidValue('type', obj.type, 'field is immutable'));
     return problems;
   },

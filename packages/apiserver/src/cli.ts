@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never]`
+ * `kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never] [--tls] [--token T]`
  *
  * Starts the embedded API server, writes its kubeconfig (default `./kubeloop.kubeconfig`),
  * prints exactly one line `kubeloop-apiserver listening on <url>` and runs until SIGINT/SIGTERM.
@@ -12,7 +12,7 @@ import { startApiServer } from './api-server.js';
 import type { ApiServerOptions } from './api-server.js';
 
 const usage =
-  'usage: kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never]';
+  'usage: kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never] [--tls] [--token T]';
 
 async function main(): Promise<void> {
   let values: {
@@ -23,6 +23,8 @@ async function main(): Promise<void> {
     repair?: boolean;
     'kubeconfig-out'?: string;
     fsync?: string;
+    tls?: boolean;
+    token?: string;
     help?: boolean;
   };
   try {
@@ -35,6 +37,8 @@ async function main(): Promise<void> {
         repair: { type: 'boolean' },
         'kubeconfig-out': { type: 'string' },
         fsync: { type: 'string' },
+        tls: { type: 'boolean' },
+        token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -72,6 +76,14 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     options.fsync = values.fsync;
+  }
+  if (values.tls) options.tls = true;
+  if (values.token !== undefined) {
+    if (values.token === '') {
+      process.stderr.write(`--token must not be empty\n${usage}\n`);
+      process.exit(2);
+    }
+    options.token = values.token;
   }
   const server = await startApiServer(options);
   await server.writeKubeconfig(resolve(values['kubeconfig-out'] ?? 'kubeloop.kubeconfig'));

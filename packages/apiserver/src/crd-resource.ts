@@ -10,7 +10,7 @@ import type { KubeObject } from '@kubeloop/resource';
 import { kindSchema } from './builtin-resources.js';
 import { dns1123LabelProblems, dns1123SubdomainProblems } from './name-validation.js';
 import { allVerbs, storeKeyOf } from './resource-type.js';
-import type { DecodeResult, PrinterColumn, ResourceType } from './resource-type.js';
+import type { DecodeResult, PrinterColumn, ResourceType, ScaleSubresource } from './resource-type.js';
 import { invalidValue, requiredValue, unsupportedValue } from './status-error.js';
 import type { FieldProblem } from './status-error.js';
 import { isSchemaCompileError, schemaValidatorFor } from './crd-schema.js';
@@ -211,6 +211,24 @@ export function removedPaths(before: unknown, after: unknown, path: string, out:
   }
 }
 
+/** A CRD's `subresources.scale` (`.spec.replicas`-style JSON paths) as the served `/scale`; undefined without one. */
+function crdScale(value: unknown): ScaleSubresource | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { specReplicasPath, statusReplicasPath, labelSelectorPath } = value as { specReplicasPath?: unknown; statusReplicasPath?: unknown; labelSelectorPath?: unknown };
+  if (typeof specReplicasPath !== 'string' || typeof statusReplicasPath !== 'string') return undefined;
+  const dotted = (path: string): string => path.replace(/^\./, '');
+  return {
+    specReplicasPath: dotted(specReplicasPath),
+    statusReplicasPath: dotted(statusReplicasPath),
+    selector(obj) {
+      if (typeof labelSelectorPath !== 'string') return '';
+      let node: unknown = obj;
+      for (const key of dotted(labelSelectorPath).split('.')) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+      return typeof node === 'string' ? node : '';
+    },
+  };
+}
+
 /** The resource type a CRD defines. */
 export function customResourceType(crd: KubeObject): ResourceType {
   const spec = specOf(crd);
@@ -230,7 +248,9 @@ export function customResourceType(crd: KubeObject): ResourceType {
     const schema = byName.get(version)?.schema?.openAPIV3Schema;
     return schema ? schemaValidatorFor(`${validatorKey}/${version}`, schema) : undefined;
   };
+  const scale = crdScale(storage.subresources?.scale);
   return {
+    ...(scale && { scale }),
     group,
     versions: served,
     storageVersion,
@@ -267,6 +287,9 @@ export function customResourceType(crd: KubeObject): ResourceType {
     },
     validate(obj, _old, version) {
       return validator(version)?.validate(obj) ?? [];
+    },
+    defaultOnRead(obj, version) {
+      validator(version)?.applyDefaults?.(obj);
     },
     openApiSchema(version) {
       const schema = byName.get(version)?.schema?.openAPIV3Schema ?? { type: 'object' };

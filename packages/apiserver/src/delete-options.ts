@@ -5,6 +5,7 @@
  * dependent; `Foreground` holds it with `foregroundDeletion` until its blocking dependents are
  * gone; `Background` (the default) removes it at once and lets the collector delete dependents after.
  */
+import { queryBool } from './query-bool.js';
 import { invalid, invalidValue, unsupportedValue } from './status-error.js';
 
 /** A delete's propagation policy. */
@@ -25,9 +26,7 @@ const deleteOptionsKind = { group: 'meta.k8s.io', kind: 'DeleteOptions' };
  */
 export function propagationPolicyOf(body: { propagationPolicy?: unknown; orphanDependents?: unknown }, query: URLSearchParams): PropagationPolicy | undefined {
   const policy = body.propagationPolicy ?? query.get('propagationPolicy') ?? undefined;
-  let orphan: unknown = body.orphanDependents ?? query.get('orphanDependents') ?? undefined;
-  if (orphan === 'true') orphan = true;
-  else if (orphan === 'false') orphan = false;
+  const orphan: unknown = body.orphanDependents ?? queryBool(query, 'orphanDependents');
   if (policy !== undefined && policy !== null && orphan !== undefined && orphan !== null) {
     throw invalid(deleteOptionsKind, '', [invalidValue('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set')]);
   }

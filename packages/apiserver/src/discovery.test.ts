@@ -22,7 +22,21 @@ describe('discovery and OpenAPI', () => {
     assert.deepEqual(api.body.versions, ['v1']);
     const apis = await get('/apis');
     const groups = apis.body.groups.map((g: { name: string }) => g.name);
-    assert.deepEqual(groups, ['coordination.k8s.io', 'apiextensions.k8s.io']);
+    assert.deepEqual(groups, [
+      'coordination.k8s.io',
+      'apps',
+      'batch',
+      'autoscaling',
+      'policy',
+      'rbac.authorization.k8s.io',
+      'networking.k8s.io',
+      'discovery.k8s.io',
+      'events.k8s.io',
+      'storage.k8s.io',
+      'scheduling.k8s.io',
+      'admissionregistration.k8s.io',
+      'apiextensions.k8s.io',
+    ]);
   });
 
   test('resource lists carry names, verbs and short names, the main resource before its status entry', async () => {

@@ -129,13 +129,19 @@ describe('hostile input', () => {
         ['application/json-patch+json', '[{"op":"add","path":"/__proto__","value":{"polluted":"yes"}},{"op":"add","path":"/data/constructor","value":"c"}]'],
         ['application/merge-patch+json', '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"data":{"__proto__":"p"}}'],
         ['application/strategic-merge-patch+json', '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"data":{"toString":"t"}}'],
-        ['application/apply-patch+yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\n__proto__:\n  polluted: yes\ndata:\n  valueOf: v\n'],
+        ['application/apply-patch+yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  valueOf: v\n'],
       ];
       for (const [contentType, patch] of patches) {
         const res = await call(server.url, 'PATCH', `${cms}/from-yaml?fieldManager=test`, patch, { contentType });
         assert.equal(res.status, 200, `${contentType}: ${res.text}`);
         assert.equal(Object.hasOwn(JSON.parse(res.text), '__proto__'), false, contentType);
       }
+      // Apply refuses any field the kind does not declare, as kube-apiserver does: a 400, not a 500.
+      const undeclared = await call(server.url, 'PATCH', `${cms}/from-yaml?fieldManager=test`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\n__proto__:\n  polluted: yes\n', {
+        contentType: 'application/apply-patch+yaml',
+      });
+      assert.equal(undeclared.status, 400, undeclared.text);
+      assert.match(undeclared.body.message, /\.__proto__: field not declared in schema/);
       const stored = JSON.parse((await call(server.url, 'GET', `${cms}/from-yaml`)).text);
       assert.deepEqual(stored.data, JSON.parse('{"__proto__":"p","constructor":"c","toString":"t","valueOf":"v"}'));
     });
@@ -167,6 +173,17 @@ describe('hostile input', () => {
       const spec = JSON.parse(gadget.text).spec;
       assert.deepEqual(Object.keys(spec).sort(), ['config', 'size'], 'pruned where the schema does not declare them');
       assert.deepEqual(spec.config, JSON.parse(`{${withBuiltins('kept')}}`), 'kept where unknown fields are preserved');
+
+      // Server-side apply merges them as ordinary keys too, also when a second manager adds to them.
+      const applyPath = '/apis/example.com/v1/namespaces/default/gadgets/applied';
+      const applied = 'apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: applied\nspec:\n  config:\n    __proto__:\n      polluted: yes\n    constructor: c\n';
+      const first = await call(server.url, 'PATCH', `${applyPath}?fieldManager=one`, applied, { contentType: 'application/apply-patch+yaml' });
+      assert.equal(first.status, 201, first.text);
+      const more = 'apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: applied\nspec:\n  config:\n    __proto__:\n      other: 1\n';
+      const second = await call(server.url, 'PATCH', `${applyPath}?fieldManager=two`, more, { contentType: 'application/apply-patch+yaml' });
+      assert.equal(second.status, 200, second.text);
+      const stored = JSON.parse((await call(server.url, 'GET', applyPath)).text);
+      assert.deepEqual(stored.spec.config, JSON.parse('{"__proto__":{"polluted":"yes","other":1},"constructor":"c"}'));
     });
 
     test('repeated keys are 400 "duplicate field" under Strict and a warning under Warn, in bodies and patches', async () => {
@@ -213,8 +230,14 @@ describe('hostile input', () => {
       });
       assert.equal(patched.status, 200, patched.text.slice(0, 300));
 
+      const deployments = '/apis/apps/v1/namespaces/default/deployments';
+      const containers = [{ name: 'app', image: 'nginx' }];
+      const deployment = { metadata: { name: 'scaled' }, spec: { selector: { matchLabels: { app: 'scaled' } }, template: { metadata: { labels: { app: 'scaled' } }, spec: { containers } } } };
+      assert.equal((await call(server.url, 'POST', deployments, JSON.stringify(deployment))).status, 201);
+
       const tooDeep = maxNestingDepth + 1;
       const attempts: [string, string, string, string][] = [
+        ['PATCH', `${deployments}/scaled/scale`, `{"spec":{"x":${nested(100_000)}}}`, 'application/merge-patch+json'],
         ['POST', deeps, deep('too-deep', tooDeep), 'application/json'],
         ['POST', deeps, deep('way-too-deep', 100_000), 'application/json'],
         ['PUT', `${deeps}/at-limit`, deep('at-limit', tooDeep), 'application/json'],

@@ -5,4 +5,5 @@ export { startApiServer } from './api-server.js';
 export type { ApiServer, ApiServerOptions } from './api-server.js';
 export type { Faults, FailNextRule, FaultVerb } from './faults.js';
 export { kubeconfigFor } from './kubeconfig.js';
+export type { KubeconfigOptions } from './kubeconfig.js';
 export { DataDirLockedError, WalCorruptionError, isDataDirLockedError, isWalCorruptionError } from './persistence/index.js';

@@ -5,6 +5,7 @@
  */
 import { FieldSelector, LabelSelector, isSelectorError } from '@kubeloop/resource';
 import { decodeContinueToken } from './continue-token.js';
+import { queryBool } from './query-bool.js';
 import type { ContinueToken } from './continue-token.js';
 import { parseResourceVersionText } from './resource-version.js';
 import type { ResourceType } from './resource-type.js';
@@ -28,10 +29,6 @@ export interface ListOptions {
   readonly sendInitialEvents: boolean | undefined;
 }
 
-function parseBool(value: string | null): boolean | undefined {
-  if (value === null) return undefined;
-  return value === 'true' || value === '1';
-}
 
 const maxInt64 = 2n ** 63n - 1n;
 
@@ -85,11 +82,11 @@ function parseLabelSelector(text: string): LabelSelector | undefined {
 
 /** Parses and validates the list/watch parameters of a request for `type`. */
 export function parseListOptions(type: ResourceType, params: URLSearchParams): ListOptions {
-  const watch = parseBool(params.get('watch')) ?? false;
+  const watch = queryBool(params, 'watch') ?? false;
   const resourceVersionText = params.get('resourceVersion') ?? '';
   const matchText = params.get('resourceVersionMatch') ?? '';
   const continueText = params.get('continue') ?? '';
-  const sendInitialEvents = parseBool(params.get('sendInitialEvents'));
+  const sendInitialEvents = queryBool(params, 'sendInitialEvents');
 
   const problems: FieldProblem[] = [];
   if (watch) {
@@ -143,7 +140,7 @@ export function parseListOptions(type: ResourceType, params: URLSearchParams): L
     resourceVersionMatch: matchText === 'NotOlderThan' || matchText === 'Exact' ? matchText : undefined,
     limit,
     continueToken,
-    allowWatchBookmarks: parseBool(params.get('allowWatchBookmarks')) ?? false,
+    allowWatchBookmarks: queryBool(params, 'allowWatchBookmarks') ?? false,
     timeoutSeconds,
     sendInitialEvents,
   };

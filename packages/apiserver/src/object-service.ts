@@ -24,11 +24,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '@kubeloop/resource';
+import { checkDeclaredFields, parseApplyBody } from './apply-configuration.js';
 import { decodeError } from './builtin-decoding.js';
 import { namespaceType } from './builtin-resources.js';
 import { jsonAtApiVersion } from './change-event.js';
 import type { StoredObject } from './change-event.js';
 import { encodeContinueToken } from './continue-token.js';
+import { snapshotAt } from './list-snapshot.js';
 import { crdType, customResourceType, storeKeyOfCrd } from './crd-resource.js';
 import { forgetSchemaValidators } from './crd-schema.js';
 import { finalizersAfterDelete } from './delete-options.js';
@@ -39,8 +41,19 @@ import { generatedName } from './name-validation.js';
 import type { ObjectStore } from './object-store.js';
 import { canonicalObject, metadataTypeProblem, newFinalizersWhileDeleting, validateObjectMeta } from './object-meta.js';
 import { acceptedPatchTypes, patchMediaTypes } from './patch-media-types.js';
-import { parseJsonRequest, parseYamlRequest } from './request-body.js';
-import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, isPatchError } from './patch/index.js';
+import { parseJsonRequest } from './request-body.js';
+import { replicasOfScale, scaleOf, writePath } from './scale-subresource.js';
+import {
+  ApplyConflictError,
+  applyJsonPatch,
+  applyMergePatch,
+  applyServerSideApply,
+  applyStrategicMergePatch,
+  isPatchError,
+  managedFieldsAfterUpdate,
+  managerFromUserAgent,
+  strategyFor,
+} from './patch/index.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { parseResourceVersionText } from './resource-version.js';
 import { apiVersionOf, storeKeyOf } from './resource-type.js';
@@ -48,8 +61,11 @@ import type { FieldValidation, ResourceType } from './resource-type.js';
 import {
   StatusError,
   alreadyExists,
+  applyConflict,
+  forbiddenValue,
   badRequest,
   conflict,
+  expired,
   forbidden,
   invalid,
   notFound,
@@ -69,7 +85,21 @@ export interface WriteOptions {
   readonly fieldValidation: FieldValidation;
   /** Field paths the request body repeated (JSON bodies; patches are scanned here). */
   readonly duplicateFields?: readonly string[];
+  /** The `fieldManager` parameter. Default: none (an update's manager then comes from {@link userAgent}). */
+  readonly fieldManager?: string | undefined;
+  /** The request's User-Agent, whose program name manages an update without `fieldManager`. Default: none (no managedFields entry). */
+  readonly userAgent?: string | undefined;
 }
+
+/** What #create and #update are told besides the request's options. */
+type InternalWrite = WriteOptions & {
+  readonly subresource: WriteSubresource;
+  /** The write is a server-side apply: its managedFields are already set. */
+  readonly applied?: boolean;
+};
+
+/** What an update writes: the main resource, `/status`, or a namespace's `/finalize` (only `spec.finalizers`). */
+export type WriteSubresource = 'status' | 'finalize' | undefined;
 
 /** The outcome of a create, update or patch. */
 export interface WriteResult {
@@ -110,6 +140,10 @@ export interface TypeListener {
   typeChanged(type: ResourceType, previous: ResourceType | undefined): void;
   typeRemoved(storeKey: string): void;
 }
+
+/** kube-apiserver's 410 for a continue token whose snapshot is no longer available. */
+const continueTooOld =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
 /** Namespaces that exist from the start and may not be deleted. */
 export const immortalNamespaces: readonly string[] = ['default', 'kube-system'];
@@ -193,18 +227,22 @@ export class ObjectService {
     const storeKey = storeKeyOf(type);
     const current = this.#store.resourceVersion;
     const requested = opts.resourceVersion;
+    let exactRv: number | undefined;
     if (requested !== undefined && requested > 0) {
       if (requested > current) throw resourceVersionTooLarge(requested, current);
-      if (opts.resourceVersionMatch === 'Exact' && requested !== current) {
-        // Only the newest state is kept: an exact read of an older one is as if compacted.
-        throw tooOldResourceVersion(requested, current);
-      }
+      if (opts.resourceVersionMatch === 'Exact' && requested !== current) exactRv = requested;
     }
     const token = opts.continueToken;
     // Only tokens this server issued: their resourceVersion is one it has reached.
     if (token && token.rv > current) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-    const listRv = token ? token.rv : current;
-    const keys = this.#store.sortedKeys(storeKey);
+    const listRv = token ? token.rv : (exactRv ?? current);
+    // Later pages (and exact reads of an older state) see the objects as they were at listRv.
+    const snapshot = snapshotAt(this.#store, storeKey, listRv);
+    if (!snapshot) {
+      if (token) throw expired(continueTooOld);
+      throw tooOldResourceVersion(listRv, this.#store.history(storeKey).since);
+    }
+    const keys = snapshot.keys;
     const prefix = namespace !== undefined ? `${namespace}/` : undefined;
     let i = token ? lowerBound(keys, token.start) : prefix ? lowerBound(keys, prefix) : 0;
     if (prefix && token && token.start < prefix) i = lowerBound(keys, prefix);
@@ -215,7 +253,7 @@ export class ObjectService {
     for (; i < keys.length; i++) {
       const key = keys[i] as string;
       if (prefix && !key.startsWith(prefix)) break;
-      const stored = this.#store.get(storeKey, key);
+      const stored = snapshot.get(key);
       if (!stored) continue;
       if (filtered) {
         const obj = stored.object;
@@ -252,7 +290,7 @@ export class ObjectService {
     });
   }
 
-  async #create(type: ResourceType, version: string, input: KubeObject, opts: WriteOptions, warnings: string[]): Promise<WriteResult> {
+  async #create(type: ResourceType, version: string, input: KubeObject, opts: WriteOptions & { readonly applied?: boolean }, warnings: string[]): Promise<WriteResult> {
     let obj = input;
     const meta = obj.metadata;
     if (type.namespaced) this.#checkNamespaceAcceptsCreate(type, meta.namespace ?? '', meta.name || meta.generateName || '');
@@ -270,6 +308,7 @@ export class ObjectService {
     const problems = validateObjectMeta(meta, type.nameRule, true);
     if (problems.length === 0) problems.push(...(type.validate?.(obj, undefined, version) ?? []));
     if (problems.length > 0) throw invalid(type, meta.name || meta.generateName || '', problems);
+    if (!opts.applied) this.#recordUpdate(type, version, undefined, obj, opts, undefined);
 
     const storeKey = storeKeyOf(type);
     let key: string;
@@ -299,7 +338,7 @@ export class ObjectService {
     namespace: string | undefined,
     name: string,
     body: unknown,
-    opts: WriteOptions & { readonly subresource: 'status' | undefined },
+    opts: WriteOptions & { readonly subresource: WriteSubresource },
   ): Promise<WriteResult> {
     return this.#store.exclusive(async () => {
       const existing = this.get(type, namespace, name);
@@ -318,30 +357,40 @@ export class ObjectService {
     name: string,
     body: string,
     mediaType: string,
-    opts: WriteOptions & { readonly subresource: 'status' | undefined; readonly fieldManager: string | undefined },
+    opts: WriteOptions & { readonly subresource: 'status' | undefined; readonly force?: boolean | undefined },
   ): Promise<WriteResult> {
     const format = patchMediaTypes[mediaType];
     if (format === undefined || (format === 'strategic' && type.custom)) throw unsupportedMediaType(acceptedPatchTypes(type));
     if (format === 'apply' && !opts.fieldManager) {
       throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [requiredValue('fieldManager', 'is required for apply patch')]);
     }
-    const describe = (problem: string): StatusError => badRequest(`error decoding patch: ${problem}`);
-    // Apply patches are YAML (JSON is YAML too); the others are JSON. Merge patches mirror the object,
-    // so their repeated keys are reported; a JSON patch is a list of operations, not an object.
-    const findDuplicates = opts.fieldValidation !== 'Ignore' && (format === 'merge' || format === 'strategic');
-    const decodedPatch = format === 'apply' ? parseYamlRequest(body, describe) : parseJsonRequest(body, findDuplicates, describe);
-    const patch = decodedPatch.value;
-    const duplicateFields = decodedPatch.duplicateFields;
+    if (format !== 'apply' && opts.force !== undefined) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [forbiddenValue('force', 'may not be specified for non-apply patch')]);
+    }
+    const applyOptions = { force: opts.force ?? false, subresource: opts.subresource };
+    let patch: unknown;
+    let duplicateFields: readonly string[] = [];
+    if (format === 'apply') {
+      // YAML (JSON is YAML too) refuses repeated keys itself, with the real server's words.
+      patch = parseApplyBody(body);
+      checkDeclaredFields(type, version, patch, namespace, name);
+    } else {
+      // Merge patches mirror the object, so their repeated keys are reported; a JSON patch is a list of operations.
+      const findDuplicates = opts.fieldValidation !== 'Ignore' && (format === 'merge' || format === 'strategic');
+      const decoded = parseJsonRequest(body, findDuplicates, (problem) => badRequest(`error decoding patch: ${problem}`));
+      patch = decoded.value;
+      duplicateFields = decoded.duplicateFields;
+    }
     return this.#store.exclusive(async () => {
       const storeKey = storeKeyOf(type);
       const existing = this.#store.get(storeKey, objectKeyOf(namespace, name));
       const apiVersion = apiVersionOf(type, version);
       if (!existing) {
         if (format !== 'apply' || opts.subresource) throw notFound(type, name);
-        const applied = this.#runPatch(() => applyServerSideApply(undefined, patch as Record<string, unknown>, opts.fieldManager ?? ''));
+        const applied = this.#runPatch(() => applyServerSideApply(undefined, patch as Record<string, unknown>, opts.fieldManager ?? '', applyOptions));
         const obj = this.#prepareBody(type, version, applied, namespace, name);
         const decoded = this.#decode(type, version, obj, opts.fieldValidation, duplicateFields);
-        return this.#create(type, version, decoded.obj, opts, decoded.warnings);
+        return this.#create(type, version, decoded.obj, { ...opts, applied: true }, decoded.warnings);
       }
       // Every patch engine works on a copy of its input: a shallow one with the requested apiVersion is enough here.
       const current: Record<string, unknown> = { ...existing.object, apiVersion };
@@ -356,7 +405,7 @@ export class ObjectService {
             throw badRequest(`the API version in the data (${String(applied.apiVersion)}) does not match the expected API version (${apiVersion})`);
           }
         }
-        patched = this.#runPatch(() => applyServerSideApply(current, patch as Record<string, unknown>, opts.fieldManager ?? ''));
+        patched = this.#runPatch(() => applyServerSideApply(current, patch as Record<string, unknown>, opts.fieldManager ?? '', applyOptions));
       } else if (format === 'json') patched = this.#runPatch(() => applyJsonPatch(current, patch));
       else if (format === 'merge') patched = this.#runPatch(() => applyMergePatch(current, patch));
       else patched = this.#runPatch(() => applyStrategicMergePatch(current, patch));
@@ -367,7 +416,7 @@ export class ObjectService {
       if (rv && rv !== existing.object.metadata.resourceVersion) throw staleConflict(type, name);
       keepManagedFields(obj, existing.object);
       const decoded = this.#decode(type, version, obj, opts.fieldValidation, duplicateFields);
-      return this.#update(type, version, existing, decoded.obj, opts, false, decoded.warnings);
+      return this.#update(type, version, existing, decoded.obj, { ...opts, applied: format === 'apply' }, false, decoded.warnings);
     });
   }
 
@@ -375,6 +424,7 @@ export class ObjectService {
     try {
       return fn();
     } catch (err) {
+      if (err instanceof ApplyConflictError) throw applyConflict(err);
       if (isPatchError(err)) {
         throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: err.reason, code: err.status });
       }
@@ -387,7 +437,7 @@ export class ObjectService {
     version: string,
     existing: StoredObject,
     input: KubeObject,
-    opts: WriteOptions & { readonly subresource: 'status' | undefined },
+    opts: InternalWrite,
     requireResourceVersion: boolean,
     warnings: string[],
   ): Promise<WriteResult> {
@@ -411,6 +461,10 @@ export class ObjectService {
       next = clone(old);
       if (input.status === undefined) delete next.status;
       else next.status = input.status;
+    } else if (opts.subresource === 'finalize') {
+      next = clone(old);
+      const finalizers = (input.spec as { finalizers?: unknown } | undefined)?.finalizers;
+      next.spec = { ...(old.spec as Record<string, unknown> | undefined), finalizers: Array.isArray(finalizers) ? finalizers : [] };
     } else {
       next = input;
       const meta = next.metadata;
@@ -440,10 +494,13 @@ export class ObjectService {
     if (problems.length === 0) problems.push(...(type.validate?.(next, old, version) ?? []));
     if (problems.length > 0) throw invalid(type, name, problems);
 
-    if (type.hasGeneration && opts.subresource !== 'status' && specChanged(type, old, next)) {
+    if (type.hasGeneration && opts.subresource === undefined && specChanged(type, old, next)) {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     next.metadata.resourceVersion = old.metadata.resourceVersion;
+    // A request that sent `managedFields: []` resets them (they were kept from `old` when left out).
+    const reset = next.metadata.managedFields === undefined && old.metadata.managedFields !== undefined;
+    if (!opts.applied && !reset) this.#recordUpdate(type, version, old, next, opts, opts.subresource);
     next = canonicalObject(next, []);
     if (jsonEqual(old, next)) return { stored: existing, created: false, warnings };
 
@@ -457,6 +514,30 @@ export class ObjectService {
     const stored = await this.#store.put(storeKey, existing.key, next);
     if (type === crdType) this.#registerCrd(stored.object, old);
     return { stored, created: false, warnings };
+  }
+
+  /** GET of `/scale`: the object's Scale. */
+  getScale(type: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    if (!type.scale) throw notFound(type, name);
+    return scaleOf(type.scale, this.get(type, namespace, name).object);
+  }
+
+  /**
+   * PUT or PATCH of `/scale`: `edit` turns the current Scale into the requested one, whose
+   * `spec.replicas` becomes the object's (a resourceVersion it carries must be current). Answers the new Scale.
+   */
+  updateScale(type: ResourceType, version: string, namespace: string | undefined, name: string, edit: (current: KubeObject) => unknown, opts: WriteOptions): Promise<KubeObject> {
+    const scale = type.scale;
+    if (!scale) throw notFound(type, name);
+    return this.#store.exclusive(async () => {
+      const existing = this.get(type, namespace, name);
+      const requested = replicasOfScale(edit(scaleOf(scale, existing.object)), name);
+      if (requested.resourceVersion !== undefined && requested.resourceVersion !== existing.object.metadata.resourceVersion) throw staleConflict(type, name);
+      const next = clone(existing.object);
+      writePath(next, scale.specReplicasPath, requested.replicas);
+      const result = await this.#update(type, version, existing, next, { ...opts, subresource: undefined }, false, []);
+      return scaleOf(scale, result.stored.object);
+    });
   }
 
   /** DELETE of one object. */
@@ -581,6 +662,22 @@ export class ObjectService {
 
   // --- helpers ---
 
+  /** Sets `obj`'s managedFields after an Update by the request's manager (none known: left as they are). */
+  #recordUpdate(type: ResourceType, version: string, old: KubeObject | undefined, obj: KubeObject, opts: WriteOptions, subresource: WriteSubresource): void {
+    const manager = opts.fieldManager ?? (opts.userAgent !== undefined ? managerFromUserAgent(opts.userAgent) : undefined);
+    if (manager === undefined) return;
+    const apiVersion = apiVersionOf(type, version);
+    const entries = managedFieldsAfterUpdate(old, obj, {
+      manager,
+      apiVersion,
+      subresource,
+      now: new Date(),
+      strategy: strategyFor(obj.apiVersion, obj.kind),
+    });
+    if (entries) obj.metadata.managedFields = entries;
+    else delete obj.metadata.managedFields;
+  }
+
   #dryRunStored(obj: KubeObject, key: string): StoredObject {
     const rv = Number(obj.metadata.resourceVersion ?? '0');
     // A dry-run create has no resourceVersion yet (the placeholder is not a real one).
@@ -696,7 +793,24 @@ export class ObjectService {
     const type = customResourceType(crd);
     this.#store.ensureTable(storeKey);
     this.#registry.add(type);
+    if (previousCrd) this.applyReadDefaults(type);
     this.#types.typeChanged(type, previous);
+  }
+
+  /**
+   * Gives the stored objects of a type the defaults their schema declares and they lack (a
+   * default added to a CRD after they were written): in memory, without a new resourceVersion or
+   * event, as the real server applies defaults when it reads an object. Runs when a CRD changes
+   * and after a restart's replay.
+   */
+  applyReadDefaults(type: ResourceType): void {
+    if (!type.defaultOnRead) return;
+    const storeKey = storeKeyOf(type);
+    for (const stored of [...this.#store.values(storeKey)]) {
+      const copy = clone(stored.object);
+      type.defaultOnRead(copy, type.storageVersion);
+      if (!jsonEqual(copy, stored.object)) this.#store.load(storeKey, stored.key, canonicalObject(copy, []));
+    }
   }
 
   async #unregisterCrd(crd: KubeObject): Promise<void> {

@@ -1,5 +1,6 @@
 /**
- * `/openapi/v3`: a root listing one document per served group-version, and those documents.
+ * `/openapi/v3`: a root listing one document per served group-version, and those documents
+ * (and `/openapi/v2`, the same converted to one Swagger 2.0 document, see `openapi-v2.ts`).
  * Enough for kubectl: `apply`/`create` with default validation download them, find each kind's
  * PATCH operation by `x-kubernetes-group-version-kind`, see that it takes `fieldValidation`
  * (so validation happens here, server-side) and which patch media types it accepts (strategic
@@ -9,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { ResourceRegistry } from './resource-registry.js';
 import type { ResourceType } from './resource-type.js';
+import { swaggerDocument } from './openapi-v2.js';
 import { acceptedPatchTypes } from './patch-media-types.js';
 
 const sharedSchemas: Record<string, unknown> = {
@@ -40,6 +42,18 @@ const sharedSchemas: Record<string, unknown> = {
   'io.k8s.apimachinery.pkg.apis.meta.v1.Patch': {
     type: 'object',
     description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.',
+  },
+  'io.k8s.api.autoscaling.v1.Scale': {
+    type: 'object',
+    description: 'Scale represents a scaling request for a resource.',
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }], default: {} },
+      spec: { type: 'object', properties: { replicas: { type: 'integer', format: 'int32' } } },
+      status: { type: 'object', properties: { replicas: { type: 'integer', format: 'int32' }, selector: { type: 'string' } }, required: ['replicas'] },
+    },
+    'x-kubernetes-group-version-kind': [{ group: 'autoscaling', kind: 'Scale', version: 'v1' }],
   },
   'io.k8s.apimachinery.pkg.apis.meta.v1.Status': {
     type: 'object',
@@ -86,7 +100,7 @@ function pathsOf(type: ResourceType, version: string): Record<string, unknown> {
   const ns = type.namespaced;
   const patchContent = Object.fromEntries(acceptedPatchTypes(type).map((t) => [t, { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' } }]));
   const patchOp = (subresource: string): Record<string, unknown> => ({
-    description: `partially update ${subresource ? 'status of ' : ''}the specified ${type.kind}`,
+    description: `partially update ${subresource ? `${subresource} of ` : ''}the specified ${type.kind}`,
     operationId: operationId(subresource ? 'patchStatus' : 'patch', type, version, ns),
     parameters: [...writeParams, queryParam('force', 'boolean', 'Force is going to "force" Apply requests.')],
     requestBody: { content: patchContent, required: true },
@@ -129,6 +143,24 @@ function pathsOf(type: ResourceType, version: string): Record<string, unknown> {
       parameters: pathParams,
     };
   }
+  if (type.scale) {
+    const scaleRef = { $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' };
+    const scaleJson = { 'application/json': { schema: scaleRef } };
+    const scaleGvk = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+    paths[`${base}/{name}/scale`] = {
+      get: { operationId: operationId('readScale', type, version, ns), responses: { '200': { description: 'OK', content: scaleJson } }, 'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': scaleGvk },
+      put: {
+        operationId: operationId('replaceScale', type, version, ns),
+        parameters: writeParams,
+        requestBody: { content: { '*/*': { schema: scaleRef } }, required: true },
+        responses: { '200': { description: 'OK', content: scaleJson } },
+        'x-kubernetes-action': 'put',
+        'x-kubernetes-group-version-kind': scaleGvk,
+      },
+      patch: { ...patchOp('scale'), operationId: operationId('patchScale', type, version, ns), 'x-kubernetes-group-version-kind': scaleGvk },
+      parameters: pathParams,
+    };
+  }
   return paths;
 }
 
@@ -147,6 +179,7 @@ export class OpenApiDocuments {
   readonly #registry: ResourceRegistry;
   #revision = -1;
   #documents = new Map<string, CachedDocument>();
+  #v2: string | undefined;
 
   constructor(registry: ResourceRegistry) {
     this.#registry = registry;
@@ -169,6 +202,7 @@ export class OpenApiDocuments {
       const schemas: Record<string, unknown> = { ...sharedSchemas };
       for (const type of types) {
         Object.assign(paths, pathsOf(type, version));
+        Object.assign(schemas, type.openApiComponents?.(version));
         schemas[schemaName(type, version)] = type.openApiSchema(version);
       }
       const doc = { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.32.0' }, paths, components: { schemas } };
@@ -176,7 +210,15 @@ export class OpenApiDocuments {
       documents.set(key, { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() });
     }
     this.#documents = documents;
+    this.#v2 = undefined;
     this.#revision = this.#registry.revision;
+  }
+
+  /** `/openapi/v2`: every group-version in one Swagger 2.0 document (built on first use per revision). */
+  v2(): string {
+    this.#refresh();
+    this.#v2 ??= JSON.stringify(swaggerDocument([...this.#documents.values()].map((d) => JSON.parse(d.body) as Record<string, unknown>)));
+    return this.#v2;
   }
 
   /** `/openapi/v3`. */

@@ -8,10 +8,12 @@
  * `k8s.io/api/.../generated.proto`. Output is the object's JSON form (empty strings and zero
  * times omitted, as Go's `omitempty` does).
  */
+import { protobufLayouts } from './builtin/protobuf-layouts.generated.js';
+import { protobufMessageName } from './builtin/protobuf-layout.js';
 import { setOwn } from './json-value.js';
 import { badRequest } from './status-error.js';
 
-type Scalar = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'microTime' | 'rawJson';
+type Scalar = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'microTime' | 'rawJson' | 'double' | 'float' | 'quantity' | 'intOrString' | 'rawExtension';
 
 interface FieldSpec {
   readonly name: string;
@@ -19,12 +21,14 @@ interface FieldSpec {
   readonly repeated?: boolean;
   /** Keep a zero/empty value (pointer fields in Go). */
   readonly keepZero?: boolean;
+  /** An embedded Go struct: its fields are merged into the enclosing object. */
+  readonly inline?: boolean;
 }
 interface MessageSpec {
   readonly fields: Readonly<Record<number, FieldSpec>>;
 }
 interface MapSpec {
-  readonly map: 'string' | 'bytes';
+  readonly map: 'string' | 'bytes' | Scalar | MessageSpec;
 }
 
 const time = (name: string): FieldSpec => ({ name, type: 'time' });
@@ -134,6 +138,70 @@ const kinds: Readonly<Record<string, MessageSpec>> = {
   },
 };
 
+const labelSelector: MessageSpec = {
+  fields: {
+    1: stringMap('matchLabels'),
+    2: { name: 'matchExpressions', type: { fields: { 1: str('key'), 2: str('operator'), 3: { name: 'values', type: 'string', repeated: true } } }, repeated: true },
+  },
+};
+
+/** apimachinery's types, which k8s.io/api's messages refer to. */
+const apimachineryTypes: Readonly<Record<string, Scalar | MessageSpec>> = {
+  'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta': objectMeta,
+  'k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta': { fields: {} },
+  'k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference': ownerReference,
+  'k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector': labelSelector,
+  'k8s.io.apimachinery.pkg.apis.meta.v1.Condition': {
+    fields: { 1: str('type'), 2: str('status'), 3: int('observedGeneration'), 4: time('lastTransitionTime'), 5: { name: 'reason', type: 'string' }, 6: { name: 'message', type: 'string', keepZero: true } },
+  },
+  'k8s.io.apimachinery.pkg.apis.meta.v1.Time': 'time',
+  'k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime': 'microTime',
+  'k8s.io.apimachinery.pkg.api.resource.Quantity': 'quantity',
+  'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 'intOrString',
+  'k8s.io.apimachinery.pkg.runtime.RawExtension': 'rawExtension',
+};
+
+// Zero is a meaningful value of these pointer fields (`kubectl create deployment --replicas=0`);
+// other zero numbers, empty strings and false are dropped, as Go's omitempty would.
+const keepZeroFields = new Set(['replicas']);
+const generatedSpecs = new Map<string, MessageSpec>();
+
+function generatedType(type: string): Scalar | MessageSpec | MapSpec {
+  const map = /^map<(.+)>$/.exec(type);
+  if (map) {
+    const value = generatedType(map[1] as string);
+    return { map: typeof value === 'object' && 'map' in value ? 'string' : value };
+  }
+  switch (type) {
+    case 'string':
+    case 'bytes':
+    case 'bool':
+    case 'double':
+    case 'float':
+      return type;
+    case 'int32':
+    case 'int64':
+      return 'int';
+    default:
+      return apimachineryTypes[type] ?? generatedSpec(type) ?? { fields: {} };
+  }
+}
+
+/** The MessageSpec of a generated message (built once; undefined when there is no such message). */
+function generatedSpec(name: string): MessageSpec | undefined {
+  const cached = generatedSpecs.get(name);
+  if (cached) return cached;
+  const layout = protobufLayouts[name];
+  if (!layout) return undefined;
+  const fields: Record<number, FieldSpec> = {};
+  const spec: MessageSpec = { fields };
+  generatedSpecs.set(name, spec);
+  for (const [number, field] of Object.entries(layout)) {
+    fields[Number(number)] = { name: field[0], type: generatedType(field[1]), repeated: field[2] === 'repeated', inline: field[2] === 'inline', keepZero: keepZeroFields.has(field[0]) };
+  }
+  return spec;
+}
+
 class Reader {
   pos = 0;
   constructor(readonly buf: Buffer, readonly end: number = buf.length) {}
@@ -189,16 +257,77 @@ function formatTime(buf: Buffer, micro: boolean): string | undefined {
   return micro ? `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${iso}Z`;
 }
 
-function decodeMap(buf: Buffer, valueType: 'string' | 'bytes'): [string, string] {
+function decodeMap(buf: Buffer, valueType: MapSpec['map']): [string, unknown] {
   let key = '';
-  let value = '';
+  let value: unknown = valueType === 'string' || valueType === 'bytes' ? '' : undefined;
   fields(buf, (field, wireType, reader) => {
-    if (wireType !== 2) return reader.skip(wireType);
-    const data = reader.bytes();
-    if (field === 1) key = data.toString('utf8');
-    else if (field === 2) value = valueType === 'bytes' ? data.toString('base64') : data.toString('utf8');
+    if (field === 1 && wireType === 2) key = reader.bytes().toString('utf8');
+    else if (field === 2) value = decodeValue(reader, wireType, valueType);
+    else reader.skip(wireType);
   });
   return [key, value];
+}
+
+function decodeQuantity(buf: Buffer): string {
+  let text = '';
+  fields(buf, (field, wireType, reader) => {
+    if (field === 1 && wireType === 2) text = reader.bytes().toString('utf8');
+    else reader.skip(wireType);
+  });
+  return text;
+}
+
+function decodeIntOrString(buf: Buffer): number | string {
+  let type = 0;
+  let intVal = 0;
+  let strVal = '';
+  fields(buf, (field, wireType, reader) => {
+    if (field === 1 && wireType === 0) type = Number(reader.varint());
+    else if (field === 2 && wireType === 0) intVal = Number(BigInt.asIntN(32, reader.varint()));
+    else if (field === 3 && wireType === 2) strVal = reader.bytes().toString('utf8');
+    else reader.skip(wireType);
+  });
+  return type === 1 ? strVal : intVal;
+}
+
+/** One value of a field of `type` at the reader (the field's tag already read). */
+function decodeValue(reader: Reader, wireType: number, type: Scalar | MessageSpec): unknown {
+  if (typeof type === 'object') return decodeMessage(reader.bytes(), type);
+  switch (type) {
+    case 'string':
+      return reader.bytes().toString('utf8');
+    case 'bytes':
+      return reader.bytes().toString('base64');
+    case 'rawJson':
+      return JSON.parse(reader.bytes().toString('utf8')) as unknown;
+    case 'rawExtension': {
+      const raw = decodeQuantity(reader.bytes());
+      return raw === '' ? undefined : (JSON.parse(raw) as unknown);
+    }
+    case 'int':
+      return Number(BigInt.asIntN(64, reader.varint()));
+    case 'bool':
+      return reader.varint() !== 0n;
+    case 'double': {
+      if (wireType !== 1) return reader.skip(wireType);
+      const value = reader.buf.readDoubleLE(reader.pos);
+      reader.pos += 8;
+      return value;
+    }
+    case 'float': {
+      if (wireType !== 5) return reader.skip(wireType);
+      const value = reader.buf.readFloatLE(reader.pos);
+      reader.pos += 4;
+      return value;
+    }
+    case 'quantity':
+      return decodeQuantity(reader.bytes());
+    case 'intOrString':
+      return decodeIntOrString(reader.bytes());
+    case 'time':
+    case 'microTime':
+      return formatTime(reader.bytes(), type === 'microTime');
+  }
 }
 
 function decodeMessage(buf: Buffer, spec: MessageSpec): Record<string, unknown> {
@@ -206,27 +335,25 @@ function decodeMessage(buf: Buffer, spec: MessageSpec): Record<string, unknown> 
   fields(buf, (field, wireType, reader) => {
     const f = spec.fields[field];
     if (!f) return reader.skip(wireType);
-    let value: unknown;
     const type = f.type;
     if (typeof type === 'object' && 'map' in type) {
+      if (wireType !== 2) return reader.skip(wireType);
       const [k, v] = decodeMap(reader.bytes(), type.map);
-      const map = (out[f.name] ??= {}) as Record<string, string>;
+      const map = (out[f.name] ??= {}) as Record<string, unknown>;
       setOwn(map, k, v);
       return;
     }
-    if (typeof type === 'object') value = decodeMessage(reader.bytes(), type);
-    else if (type === 'string') value = reader.bytes().toString('utf8');
-    else if (type === 'bytes') value = reader.bytes().toString('base64');
-    else if (type === 'rawJson') value = JSON.parse(reader.bytes().toString('utf8')) as unknown;
-    else if (type === 'int') value = Number(BigInt.asIntN(64, reader.varint()));
-    else if (type === 'bool') value = reader.varint() !== 0n;
-    else value = formatTime(reader.bytes(), type === 'microTime');
+    const value = decodeValue(reader, wireType, type);
+    if (f.inline) {
+      Object.assign(out, value);
+      return;
+    }
     if (f.repeated) {
       ((out[f.name] ??= []) as unknown[]).push(value);
       return;
     }
     if (value === undefined) return;
-    if (!f.keepZero && (value === '' || value === 0)) return;
+    if (!f.keepZero && (value === '' || value === 0 || value === false)) return;
     out[f.name] = value;
   });
   return out;
@@ -252,7 +379,7 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
       } else if (field === 2 && wireType === 2) raw = reader.bytes();
       else reader.skip(wireType);
     });
-    const spec = kinds[`${apiVersion}/${kind}`];
+    const spec = kinds[`${apiVersion}/${kind}`] ?? generatedSpec(protobufMessageName(apiVersion, kind));
     if (!spec) throw badRequest(`protobuf is not supported for ${apiVersion}/${kind} by this server: send application/json`);
     return { apiVersion, kind, ...decodeMessage(raw ?? Buffer.alloc(0), spec) };
   } catch (err) {

@@ -9,6 +9,7 @@ import type { StoredObject } from './change-event.js';
 import { jsonAtApiVersion } from './change-event.js';
 import { browserRequestProblem } from './browser-guard.js';
 import type { AllowedHosts } from './browser-guard.js';
+import { namespaceType } from './builtin-resources.js';
 import { propagationPolicyOf } from './delete-options.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
@@ -18,12 +19,15 @@ import type { ObjectStore } from './object-store.js';
 import type { OpenApiDocuments } from './openapi.js';
 import { decodeProtobufObject, protobufMediaType } from './protobuf-decoding.js';
 import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
+import { isPatchError } from './patch/index.js';
+import { queryBool } from './query-bool.js';
 import { parseRoute } from './request-route.js';
+import { patchScale } from './scale-subresource.js';
 import type { ResourceRoute } from './request-route.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf } from './resource-type.js';
 import type { FieldValidation, ResourceType } from './resource-type.js';
-import { StatusError, badRequest, forbiddenRequest, internalError, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status-error.js';
+import { StatusError, badRequest, forbiddenRequest, internalError, invalid, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status-error.js';
 import { singleObjectTableJson, tableFormat, tableJson, tableRowJson } from './table/table-encoding.js';
 import { tableRequestOf } from './table/table-request.js';
 import { partialMetadataRequestOf, partialObjectMetadataJson, partialObjectMetadataListJson } from './partial-object-metadata.js';
@@ -42,6 +46,8 @@ export interface RequestHandlerDeps {
   readonly maxBodyBytes: number;
   /** The host names requests may be addressed to (see `browser-guard.ts`). */
   readonly allowedHosts: AllowedHosts;
+  /** The scheme the server is reached by (`https` with `tls`): a same-origin `Origin` header carries it. */
+  readonly scheme: 'http' | 'https';
   /** `host:port` for `/api`'s serverAddressByClientCIDRs. */
   readonly serverAddress: () => string;
   readonly logger: (line: string) => void;
@@ -63,14 +69,45 @@ function warningHeaders(warnings: readonly string[]): Record<string, string[]> |
   return { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
 }
 
+/** Whether `type` has the named subresource. */
+function servesSubresource(type: ResourceType, subresource: string): boolean {
+  if (subresource === 'status') return type.statusSubresource;
+  if (subresource === 'scale') return type.scale !== undefined;
+  return subresource === 'finalize' && type === namespaceType;
+}
+
+/** Runs a patch engine, turning its typed errors into Status errors. */
+function runPatch<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (isPatchError(err)) throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: err.reason, code: err.status });
+    throw err;
+  }
+}
+
 function fieldValidationOf(params: URLSearchParams): FieldValidation {
   const value = params.get('fieldValidation');
   if (value === 'Strict' || value === 'Ignore') return value;
   return 'Warn';
 }
 
-function dryRunOf(params: URLSearchParams): boolean {
-  return params.getAll('dryRun').includes('All');
+/** The options every write takes from its request. */
+function writeOptionsOf(req: IncomingMessage, params: URLSearchParams): WriteOptions {
+  return { dryRun: dryRunOf(params, req.method ?? 'GET'), fieldValidation: fieldValidationOf(params), fieldManager: params.get('fieldManager') ?? undefined, userAgent: req.headers['user-agent'] };
+}
+
+const optionsKinds: Readonly<Record<string, string>> = { POST: 'CreateOptions', PUT: 'UpdateOptions', PATCH: 'PatchOptions', DELETE: 'DeleteOptions' };
+
+/** `dryRun`: only `All` is valid (kube-apiserver's ValidateDryRun: 422 on the request's options kind); reads ignore it. */
+function dryRunOf(params: URLSearchParams, method: string, fromBody: readonly unknown[] = []): boolean {
+  const values = [...params.getAll('dryRun'), ...fromBody];
+  const optionsKind = optionsKinds[method];
+  if (optionsKind && values.some((v) => v !== 'All')) {
+    const shown = `[]string{${values.map((v) => JSON.stringify(String(v))).join(', ')}}`;
+    throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [{ reason: 'FieldValueNotSupported', message: `Unsupported value: ${shown}: supported values: "All"`, field: 'dryRun' }]);
+  }
+  return values.includes('All');
 }
 
 /** Handles one HTTP request. */
@@ -94,7 +131,7 @@ export class RequestHandler {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = browserRequestProblem(req.headers, this.#deps.allowedHosts);
+    const refused = browserRequestProblem(req.headers, this.#deps.allowedHosts, this.#deps.scheme);
     if (refused !== undefined) throw forbiddenRequest(refused);
     const latency = this.#deps.faults.latencyMs;
     if (latency > 0) await delay(latency);
@@ -131,6 +168,8 @@ export class RequestHandler {
       }
       case 'openapiRoot':
         return sendJson(res, 200, this.#deps.openapi.root());
+      case 'openapiV2':
+        return sendJson(res, 200, this.#deps.openapi.v2());
       case 'openapiDocument': {
         const doc = this.#deps.openapi.document(route.key);
         if (!doc) throw pathNotFound();
@@ -149,15 +188,16 @@ export class RequestHandler {
     const type = registry.find(route.group, route.version, route.plural);
     if (!type) throw pathNotFound();
     if (route.namespace !== undefined && !type.namespaced) throw pathNotFound();
-    if (route.subresource !== undefined && (route.subresource !== 'status' || !type.statusSubresource)) throw pathNotFound();
+    if (route.subresource !== undefined && !servesSubresource(type, route.subresource)) throw pathNotFound();
     // A namespaced object is addressed with its namespace; only collections may omit it.
     if (type.namespaced && route.namespace === undefined && route.name !== undefined) throw pathNotFound();
     const version = route.version;
     const namespace = route.namespace;
     const name = route.name;
     const subresource = route.subresource === 'status' ? 'status' : undefined;
+    if (route.subresource === 'scale' || route.subresource === 'finalize') return this.#otherSubresource(req, res, type, version, namespace, name as string, route.subresource, params);
     const method = req.method ?? 'GET';
-    const watch = route.legacyWatch || params.get('watch') === 'true' || params.get('watch') === '1';
+    const watch = route.legacyWatch || queryBool(params, 'watch') === true;
 
     let verb: FaultVerb;
     if (method === 'GET') verb = name === undefined ? (watch ? 'watch' : 'list') : 'get';
@@ -175,7 +215,7 @@ export class RequestHandler {
       throw failure;
     }
 
-    const write: WriteOptions = { dryRun: dryRunOf(params), fieldValidation: fieldValidationOf(params), duplicateFields: [] };
+    const write = writeOptionsOf(req, params);
     const findDuplicates = write.fieldValidation !== 'Ignore';
     switch (verb) {
       case 'get': {
@@ -221,7 +261,7 @@ export class RequestHandler {
         const result = await service.patch(type, version, namespace, name as string, text, mediaTypeOf(req), {
           ...write,
           subresource,
-          fieldManager: params.get('fieldManager') ?? undefined,
+          force: queryBool(params, 'force'),
         });
         return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
@@ -257,7 +297,7 @@ export class RequestHandler {
       if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) options = parsed;
     }
     const preconditions = { uid: params.get('preconditions.uid') ?? options.preconditions?.uid, resourceVersion: params.get('preconditions.resourceVersion') ?? options.preconditions?.resourceVersion };
-    const dryRun = dryRunQuery || (Array.isArray(options.dryRun) && options.dryRun.includes('All'));
+    const dryRun = dryRunQuery || dryRunOf(new URLSearchParams(), 'DELETE', Array.isArray(options.dryRun) ? options.dryRun : []);
     const propagationPolicy = propagationPolicyOf(options, params);
     const { service } = this.#deps;
     if (name === undefined) {
@@ -271,6 +311,40 @@ export class RequestHandler {
     details.kind = type.plural;
     details.uid = result.stored.object.metadata.uid;
     return sendJson(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
+  }
+
+  /** `/scale` (GET, PUT, PATCH) and a namespace's `/finalize` (PUT). */
+  async #otherSubresource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    type: ResourceType,
+    version: string,
+    namespace: string | undefined,
+    name: string,
+    subresource: 'scale' | 'finalize',
+    params: URLSearchParams,
+  ): Promise<void> {
+    const { service } = this.#deps;
+    const method = req.method ?? 'GET';
+    const write = writeOptionsOf(req, params);
+    if (subresource === 'finalize') {
+      if (method !== 'PUT') throw methodNotAllowed();
+      const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, write.fieldValidation !== 'Ignore');
+      const result = await service.update(type, version, namespace, name, body.value, { ...write, duplicateFields: body.duplicateFields, subresource: 'finalize' });
+      return sendJson(res, 200, this.#objectJson(type, version, result.stored));
+    }
+    if (method === 'GET') return sendJson(res, 200, JSON.stringify(service.getScale(type, namespace, name)));
+    if (method === 'PUT') {
+      const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale', false);
+      return sendJson(res, 200, JSON.stringify(await service.updateScale(type, version, namespace, name, () => body.value, write)));
+    }
+    if (method === 'PATCH') {
+      const text = (await readBody(req, this.#deps.maxBodyBytes)).toString('utf8');
+      const mediaType = mediaTypeOf(req);
+      const scale = await service.updateScale(type, version, namespace, name, (current) => runPatch(() => patchScale(current, text, mediaType)), write);
+      return sendJson(res, 200, JSON.stringify(scale));
+    }
+    throw methodNotAllowed();
   }
 
   /** A list page as a Table: one row per object, the list's metadata. */

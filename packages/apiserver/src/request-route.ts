@@ -13,6 +13,7 @@ export type Route =
   | { readonly kind: 'group'; readonly group: string }
   | { readonly kind: 'resourceList'; readonly group: string; readonly version: string }
   | { readonly kind: 'openapiRoot' }
+  | { readonly kind: 'openapiV2' }
   | { readonly kind: 'openapiDocument'; readonly key: string }
   | ResourceRoute
   | { readonly kind: 'notFound' };
@@ -69,6 +70,7 @@ export function parseRoute(path: string): Route {
     case 'readyz':
       return { kind: 'health' };
     case 'openapi':
+      if (second === 'v2') return segments.length === 2 ? { kind: 'openapiV2' } : notFound;
       if (second !== 'v3') return notFound;
       if (segments.length === 2) return { kind: 'openapiRoot' };
       return { kind: 'openapiDocument', key: segments.slice(2).join('/') };

@@ -56,12 +56,31 @@ export interface ResourceType {
   decode?(obj: KubeObject, version: string): DecodeResult;
   /** Kind-specific validation of a new object (and of an update, given the old one). */
   validate?(obj: KubeObject, old: KubeObject | undefined, version: string): FieldProblem[];
+  /**
+   * Sets, in place, the defaults a stored object lacks (a CRD schema default added after the
+   * object was written), as the real server defaults objects when it reads them. Default: none.
+   */
+  defaultOnRead?(obj: KubeObject, version: string): void;
   /** Server-set fields on create (status of a CRD, phase of a namespace...). */
   prepareCreate?(obj: KubeObject): void;
   /** Server-set fields on update. */
   prepareUpdate?(obj: KubeObject, old: KubeObject): void;
   /** The OpenAPI v3 schema of the kind at a version (for `/openapi/v3`). */
   openApiSchema(version: string): Record<string, unknown>;
+  /** Schemas the kind's schema refers to (`#/components/schemas/NAME`), by name. Default: none. */
+  openApiComponents?(version: string): Record<string, unknown>;
+  /** The `/scale` subresource, when the kind has one. */
+  readonly scale?: ScaleSubresource;
+}
+
+/** Where a kind keeps what its `/scale` subresource (an autoscaling/v1 Scale) reads and writes. */
+export interface ScaleSubresource {
+  /** Dotted path of the desired replicas (`spec.replicas`). */
+  readonly specReplicasPath: string;
+  /** Dotted path of the observed replicas (`status.replicas`). */
+  readonly statusReplicasPath: string;
+  /** The label selector text the Scale reports in `status.selector` ('' when none). */
+  selector(obj: KubeObject): string;
 }
 
 /** One printer column (CRD `additionalPrinterColumns`). */

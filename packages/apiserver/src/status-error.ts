@@ -139,6 +139,17 @@ export function unsupportedValue(field: string, value: unknown, supported: reado
   return { reason: 'FieldValueNotSupported', message: `Unsupported value: ${formatFieldValue(value)}: supported values: ${list}`, field };
 }
 
+/** 409 of a server-side apply changing fields other managers own (causes of type FieldManagerConflict). */
+export function applyConflict(err: { message: string; conflicts: readonly { manager: string; field: string }[] }): StatusError {
+  const causes: StatusCause[] = err.conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field }));
+  return new StatusError(status(409, 'Conflict', err.message, { causes }));
+}
+
+/** 401 Unauthorized: a request without the server's bearer token. */
+export function unauthorized(): StatusError {
+  return new StatusError(status(401, 'Unauthorized', 'Unauthorized'));
+}
+
 /** 400 BadRequest. */
 export function badRequest(message: string): StatusError {
   return new StatusError(status(400, 'BadRequest', message));

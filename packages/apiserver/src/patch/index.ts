@@ -6,5 +6,7 @@ export { applyMergePatch } from './merge-patch.js';
 export { applyStrategicMergePatch } from './strategic-merge-patch.js';
 export { applyServerSideApply, fieldsV1Of } from './server-side-apply.js';
 export type { ServerSideApplyOptions } from './server-side-apply.js';
+export { ApplyConflictError, managedFieldsAfterUpdate, managerFromUserAgent } from './managed-fields.js';
+export type { ApplyConflict, ManagedFieldsEntry, ManagedWrite } from './managed-fields.js';
 export { strategyFor } from './patch-strategies.js';
 export type { FieldStrategy } from './patch-strategies.js';

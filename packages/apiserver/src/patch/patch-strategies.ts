@@ -4,12 +4,21 @@
  * every other list is replaced.
  */
 
+import { builtinKinds } from '../builtin/builtin-kind-table.js';
+import { modelStrategy } from '../builtin/model-schemas.js';
+
 /** How strategic merge treats one field. */
 export interface FieldStrategy {
   /** `patchStrategy:"merge"` on a list: merge items (by {@link mergeKey}, or as a set of primitives). */
   readonly mergeList?: { readonly mergeKey?: string };
   /** Strategies of the fields of this object (or of each item, for a list). */
   readonly fields?: Readonly<Record<string, FieldStrategy>>;
+}
+
+/** The strategy of one field; field names are user input (`constructor`, `__proto__`): own entries only. */
+export function fieldStrategyOf(strategy: FieldStrategy | undefined, key: string): FieldStrategy | undefined {
+  const fields = strategy?.fields;
+  return fields !== undefined && Object.hasOwn(fields, key) ? fields[key] : undefined;
 }
 
 const objectMeta: FieldStrategy = {
@@ -34,12 +43,18 @@ const byGroupKind: ReadonlyMap<string, FieldStrategy> = new Map<string, FieldStr
   ['apiextensions.k8s.io/CustomResourceDefinition', withMetadataOnly],
 ]);
 
+/** The built-in kinds served from model data, by `group/Kind`. */
+const modelKinds: ReadonlyMap<string, string> = new Map(builtinKinds.map((k) => [`${k.group}/${k.kind}`, k.model]));
+
 /**
- * The strategy tree for an object of `apiVersion`/`kind`. Kinds without a table get the
+ * The strategy tree for an object of `apiVersion`/`kind`: the hand-written table above, else the
+ * kind's model data (`builtin/model-schemas.ts`). Kinds without either get the
  * ObjectMeta strategies only (the server refuses strategic merge for custom resources before
  * getting here).
  */
 export function strategyFor(apiVersion: unknown, kind: unknown): FieldStrategy {
   const group = typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  return byGroupKind.get(`${group}/${String(kind)}`) ?? withMetadataOnly;
+  const key = `${group}/${String(kind)}`;
+  const model = modelKinds.get(key);
+  return byGroupKind.get(key) ?? (model !== undefined ? modelStrategy(model) : withMetadataOnly);
 }

@@ -64,11 +64,14 @@ describe('applyServerSideApply', () => {
   test('replaces the entry of the same manager and keeps the entries of others', () => {
     const first = applyServerSideApply(undefined, applied(), 'a', { now });
     const second = applyServerSideApply(first, applied(), 'b', { now });
-    const third = applyServerSideApply(second, { ...applied(), spec: { replicas: 3 } }, 'a', { now: new Date('2024-05-02T00:00:00Z') });
+    // b shares a's fields (same values); a now changes replicas, which b owns too: forced.
+    const third = applyServerSideApply(second, { ...applied(), spec: { replicas: 3 } }, 'a', { now: new Date('2024-05-02T00:00:00Z'), force: true });
     const entries = managedFields(third);
     assert.deepEqual(entries.map((e) => e['manager']), ['b', 'a']);
     assert.equal(entries[1]!['time'], '2024-05-02T00:00:00Z');
     assert.deepEqual(entries[1]!['fieldsV1'], { 'f:metadata': { 'f:labels': { 'f:app': {} } }, 'f:spec': { 'f:replicas': {} } });
+    assert.deepEqual(entries[0]!['fieldsV1'], { 'f:metadata': { 'f:labels': { 'f:app': {} } }, 'f:spec': { 'f:ports': {} } }, 'b lost replicas to the forced apply');
+    assert.deepEqual(third['spec'], { replicas: 3, ports: [80] }, "ports stay: b still owns them");
   });
 
   test('ignores managedFields sent in the configuration', () => {
@@ -80,7 +83,7 @@ describe('applyServerSideApply', () => {
     const existing = applyServerSideApply(undefined, applied(), 'a', { now });
     const config = applied();
     const before = [structuredClone(existing), structuredClone(config)];
-    applyServerSideApply(existing, { ...config, spec: { replicas: 9 } }, 'b', { now });
+    applyServerSideApply(existing, { ...config, spec: { replicas: 9 } }, 'b', { now, force: true });
     assert.deepEqual([existing, config], before);
   });
 

@@ -16,14 +16,8 @@
 import { badPatch, patchDoesNotApply } from './patch-error.js';
 import { cloneJson, getOwn, hasOwn, isJsonObject, jsonEqual, setOwn } from '../json-value.js';
 import type { JsonObject } from '../json-value.js';
-import { strategyFor } from './patch-strategies.js';
+import { fieldStrategyOf, strategyFor } from './patch-strategies.js';
 import type { FieldStrategy } from './patch-strategies.js';
-
-/** The strategy of one field; field names are user input (`constructor`, `__proto__`): own entries only. */
-function fieldStrategyOf(strategy: FieldStrategy | undefined, key: string): FieldStrategy | undefined {
-  const fields = strategy?.fields;
-  return fields !== undefined && Object.hasOwn(fields, key) ? fields[key] : undefined;
-}
 
 const deleteMarker = Symbol('delete');
 const deletePrefix = '$deleteFromPrimitiveList/';

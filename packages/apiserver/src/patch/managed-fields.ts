@@ -1,0 +1,194 @@
+/**
+ * `metadata.managedFields`: who owns which fields, as kube-apiserver's field manager keeps it.
+ *
+ * 1. Every write records its manager (the `fieldManager` parameter, else the User-Agent's program
+ *    name). A create, update or non-apply patch is an `Update`: its manager gains the fields the
+ *    write set or changed, and other managers lose them. A write that changes nothing changes no
+ *    entry; a write that sends `managedFields: []` resets them (no entry is added).
+ * 2. An apply (`Apply`) owns exactly the fields of its configuration. Applying a field another
+ *    manager owns with a different value is a conflict (409, every conflicting field listed),
+ *    unless `force=true`, which takes the fields from their owners. Applying the same value
+ *    shares the field.
+ * 3. A field the manager applied before and omits now is removed from the object, unless another
+ *    manager owns it (or something below it).
+ * 4. Entries left with no fields are dropped. Managers are told apart by name, operation and
+ *    subresource, and entries are sorted (Apply first, then by time), as the real server does.
+ */
+import { cloneJson, isJsonObject, jsonEqual } from '../json-value.js';
+import type { JsonObject } from '../json-value.js';
+import { FieldSet, fieldSetFromV1, fieldSetOf, fieldSetToV1, mergeApplied, pathText, removePath, valueAt } from './field-set.js';
+import type { FieldPath } from './field-set.js';
+import type { FieldStrategy } from './patch-strategies.js';
+
+/** One managedFields entry. */
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: JsonObject;
+  subresource?: string;
+}
+
+/** What every managed write knows. */
+export interface ManagedWrite {
+  readonly manager: string;
+  /** `group/version` of the request. */
+  readonly apiVersion: string;
+  readonly subresource: string | undefined;
+  readonly now: Date;
+  /** The kind's strategic merge strategy: which lists are keyed or sets. */
+  readonly strategy: FieldStrategy;
+}
+
+/** One field another manager owns with a different value. */
+export interface ApplyConflict {
+  /** The owner, as the real server prints it: `"name"`, or `"name" using v1 at <time>` for an Update owner. */
+  readonly manager: string;
+  /** `.spec.replicas`. */
+  readonly field: string;
+}
+
+/** The conflicts of a refused apply (409). */
+export class ApplyConflictError extends Error {
+  override readonly name = 'ApplyConflictError';
+  constructor(readonly conflicts: readonly ApplyConflict[]) {
+    super(conflictMessage(conflicts));
+  }
+}
+
+function conflictMessage(conflicts: readonly ApplyConflict[]): string {
+  const first = conflicts[0];
+  if (conflicts.length === 1 && first) return `Apply failed with 1 conflict: conflict with ${first.manager}: ${first.field}`;
+  const byManager = new Map<string, string[]>();
+  for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), c.field]);
+  const lines: string[] = [];
+  for (const manager of [...byManager.keys()].sort()) {
+    lines.push(`conflicts with ${manager}:`);
+    for (const field of byManager.get(manager) ?? []) lines.push(`- ${field}`);
+  }
+  return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+}
+
+/** The manager named by a User-Agent: its program name, the text before the first `/` (`kubectl/v1.32 ...` -> `kubectl`). */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  const name = (userAgent ?? '').split('/')[0]?.trim() ?? '';
+  return name === '' ? 'unknown' : name;
+}
+
+function rfc3339Seconds(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+interface Owner {
+  entry: ManagedFieldsEntry;
+  set: FieldSet;
+}
+
+function readEntries(obj: JsonObject | undefined): Owner[] {
+  const meta = obj?.['metadata'];
+  const list = isJsonObject(meta) && Array.isArray(meta['managedFields']) ? (meta['managedFields'] as unknown[]) : [];
+  return list.filter(isJsonObject).map((raw) => {
+    const entry = cloneJson(raw) as unknown as ManagedFieldsEntry;
+    return { entry, set: fieldSetFromV1(entry.fieldsV1) };
+  });
+}
+
+function sameManager(entry: ManagedFieldsEntry, manager: string, operation: string, subresource: string | undefined): boolean {
+  return entry.manager === manager && entry.operation === operation && entry.subresource === subresource;
+}
+
+function entryFor(write: ManagedWrite, operation: 'Apply' | 'Update', set: FieldSet): ManagedFieldsEntry {
+  const entry: ManagedFieldsEntry = { manager: write.manager, operation, apiVersion: write.apiVersion, time: rfc3339Seconds(write.now), fieldsType: 'FieldsV1', fieldsV1: fieldSetToV1(set) };
+  if (write.subresource !== undefined) entry.subresource = write.subresource;
+  return entry;
+}
+
+function printedOwner(entry: ManagedFieldsEntry): string {
+  const name = JSON.stringify(entry.manager);
+  return entry.operation === 'Update' ? `${name} using ${entry.apiVersion} at ${entry.time}` : name;
+}
+
+/** kube-apiserver's order of entries: by operation (Apply first), time, manager, apiVersion, subresource. */
+function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
+  const keys = (e: ManagedFieldsEntry): string[] => [e.operation, e.time, e.manager, e.apiVersion, e.subresource ?? ''];
+  const a = keys(p);
+  const b = keys(q);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as string) < (b[i] as string) ? -1 : 1;
+  return 0;
+}
+
+/** The entries after a write: owners with what remains and the writer's entry, sorted; empty owners dropped. */
+function finish(owners: Owner[], mine: ManagedFieldsEntry | undefined): ManagedFieldsEntry[] | undefined {
+  const entries = owners.filter((o) => o.set.size > 0).map((o) => ({ ...o.entry, fieldsV1: fieldSetToV1(o.set) }));
+  if (mine) entries.push(mine);
+  return entries.length > 0 ? entries.sort(compareEntries) : undefined;
+}
+
+/**
+ * Applies a configuration for `write.manager` to `current` (undefined: the object does not exist)
+ * and returns the new object with its managedFields; neither input is mutated.
+ *
+ * @throws {@link ApplyConflictError} when the configuration changes fields other managers own and `force` is false.
+ */
+export function applyWithOwnership(current: JsonObject | undefined, config: JsonObject, write: ManagedWrite & { readonly force: boolean }): JsonObject {
+  const applied = new FieldSet();
+  for (const path of fieldSetOf(config, write.strategy).paths()) if (valueAt(config, path) !== null) applied.add(path);
+  const owners = readEntries(current);
+  const mineIndex = owners.findIndex((o) => sameManager(o.entry, write.manager, 'Apply', write.subresource));
+  const previous = mineIndex >= 0 ? (owners.splice(mineIndex, 1)[0] as Owner).set : new FieldSet();
+
+  const conflicts: { owner: Owner; path: FieldPath }[] = [];
+  if (current) {
+    for (const owner of owners) {
+      for (const path of applied.paths()) {
+        if (owner.set.has(path) && !jsonEqual(valueAt(current, path), valueAt(config, path))) conflicts.push({ owner, path });
+      }
+    }
+  }
+  if (conflicts.length > 0 && !write.force) {
+    throw new ApplyConflictError(conflicts.map((c) => ({ manager: printedOwner(c.owner.entry), field: pathText(c.path) })));
+  }
+  for (const { owner, path } of conflicts) owner.set.delete(path);
+
+  const result = current ? cloneJson(current) : {};
+  // Rule 3: what this manager applied before and no longer applies goes, unless someone else holds it.
+  for (const path of previous.paths()) {
+    if (applied.hasAtOrBelow(path) || owners.some((o) => o.set.hasAtOrBelow(path))) continue;
+    removePath(result, path);
+  }
+  const configCopy = cloneJson(config);
+  const configMeta = configCopy['metadata'];
+  if (isJsonObject(configMeta)) delete configMeta['managedFields'];
+  mergeApplied(result, configCopy, write.strategy);
+  const meta = (isJsonObject(result['metadata']) ? result['metadata'] : (result['metadata'] = {}));
+  const entries = finish(owners, entryFor(write, 'Apply', applied));
+  if (entries) meta['managedFields'] = entries;
+  else delete meta['managedFields'];
+  return result;
+}
+
+/**
+ * The managedFields after an `Update` (create, update, non-apply patch) that turned `old`
+ * (undefined for a create) into `next`: `next`'s own managedFields are the starting point (kept
+ * from `old` when the request left them out). Returns undefined when no entry remains.
+ */
+export function managedFieldsAfterUpdate(old: JsonObject | undefined, next: JsonObject, write: ManagedWrite): ManagedFieldsEntry[] | undefined {
+  const owners = readEntries(next);
+  const nextSet = fieldSetOf(next, write.strategy);
+  const oldSet = old ? fieldSetOf(old, write.strategy) : new FieldSet();
+  const changed = new FieldSet();
+  for (const path of nextSet.paths()) if (!oldSet.has(path) || !jsonEqual(valueAt(old, path), valueAt(next, path))) changed.add(path);
+  for (const owner of owners) {
+    for (const path of owner.set.paths()) {
+      // Fields that are gone are nobody's; changed fields now belong to the writer.
+      if (valueAt(next, path) === undefined || changed.has(path)) owner.set.delete(path);
+    }
+  }
+  if (changed.size === 0) return finish(owners, undefined);
+  const mineIndex = owners.findIndex((o) => sameManager(o.entry, write.manager, 'Update', write.subresource));
+  const mine = mineIndex >= 0 ? (owners.splice(mineIndex, 1)[0] as Owner).set : new FieldSet();
+  for (const path of changed.paths()) mine.add(path);
+  return finish(owners, entryFor(write, 'Update', mine));
+}
