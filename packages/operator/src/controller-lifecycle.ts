@@ -137,9 +137,10 @@ export class ControllerLifecycle {
    * Warm replica (controller-runtime's `EnableWarmup`): starts the informers now, so that their caches
    * fill while this replica is not the leader; workers start only in `run()`, whose sync gate then opens
    * at once, with no relist. Resolves when the warm-up ends: `run()` took the informers over (its
-   * signal governs them from then on), or `signal` aborted first and the informers have stopped.
-   * Rejects with an informer's configuration error, which a later `run()` rejects with too.
-   * Calling it after `run()` or a second time does nothing.
+   * signal governs them from then on), or `signal` aborted first and the informers have stopped (the
+   * controller is then stopped: a later `run()` rejects with `ControllerAlreadyRun`). Rejects with an
+   * informer's configuration error, which a later `run()` rejects with too.
+   * Calling it after `run()`, a second time or with an aborted signal does nothing.
    */
   warmUp(signal: AbortSignal, parts: Pick<ControllerParts, 'startInformers'>): Promise<void> {
     if (this.runState !== 'idle' || signal.aborted) return Promise.resolve();

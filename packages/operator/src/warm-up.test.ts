@@ -1,6 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock } from './clock.js';
+import { Controller } from './controller/resource-controller.js';
+import { newResource } from './controller/resource.js';
 import { InformerController } from './informer-controller.js';
 import { noopLogger } from './logger.js';
 import { Operator } from './operator.js';
@@ -50,6 +52,29 @@ describe('warm-up (warm replicas)', () => {
     await clock.advance(0);
     assert.equal(controller.hasSynced(), true);
     lead.abort();
+    await running;
+  });
+
+  test('the consul-k8s front-end warms its informer and upserts nothing until run()', async () => {
+    const clock = new VirtualClock();
+    const informer = new SlowSyncInformer();
+    const upserts: string[] = [];
+    const controller = new Controller({ resource: newResource(informer, (key) => void upserts.push(key), () => undefined), clock, log: noopLogger });
+    const warming = controller.warmUp(new AbortController().signal);
+    await clock.advance(0);
+    assert.equal(informer.runs, 1);
+    informer.add(widget('a'));
+    informer.markSynced();
+    await clock.advance(1_000);
+    assert.deepEqual(upserts, []);
+
+    const stop = new AbortController();
+    const running = controller.run(stop.signal);
+    await warming;
+    await waitFor(() => upserts.length === 1);
+    assert.deepEqual(upserts, ['default/a']);
+    assert.equal(informer.runs, 1);
+    stop.abort();
     await running;
   });
 
