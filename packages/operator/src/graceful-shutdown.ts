@@ -195,16 +195,19 @@ export async function runOperator(options: RunOperatorOptions): Promise<RunOpera
         await runOnce(signal);
         return { exitCode: 0 };
       }
-      // A warm-up failure is the operator's failure (liveness goes red); run() rejects with it once leading.
+      // A warm-up failure is the operator's failure (liveness goes red, exit code 1); run() rejects with it once leading.
+      let warmUpFailed: { error: unknown } | undefined;
       const warming =
         warmup && typeof operator.warmUp === 'function'
           ? operator.warmUp(signal).catch((error: unknown) => {
-              failed ??= { error };
+              warmUpFailed = { error };
+              failed ??= warmUpFailed;
               logger.error('warm-up failed', { error });
             })
           : undefined;
       const outcome = await elector.run(signal);
       await warming;
+      if (warmUpFailed !== undefined) return { exitCode: 1, error: warmUpFailed.error, leaderElection: outcome };
       if (outcome === 'lost') {
         logger.error('leader election lost: exiting so that a fresh process campaigns again', { identity: elector.getIdentity() });
         return { exitCode: 1, leaderElection: outcome };
