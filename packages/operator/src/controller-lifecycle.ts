@@ -9,8 +9,8 @@ import type { HandlerContext } from './resource-watcher.js';
 /** Default of `cacheSyncTimeoutMs`: 2 minutes, as controller-runtime's `CacheSyncTimeout`. */
 export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
 
-/** Where a controller is in its one run. */
-export type RunState = 'idle' | 'running' | 'stopping' | 'stopped';
+/** Where a controller is in its one run; `warming` runs the informers only (see {@link ControllerLifecycle.warmUp}). */
+export type RunState = 'idle' | 'warming' | 'running' | 'stopping' | 'stopped';
 
 /** What a {@link ControllerLifecycle} is told about its controller. */
 export interface ControllerLifecycleOptions {
@@ -63,6 +63,7 @@ export class ControllerLifecycle {
   private wake: (() => void) | undefined;
   private readonly informerRuns: Promise<void>[] = [];
   private gateOpen = false;
+  private endWarmUp: (() => void) | undefined;
   private readonly cacheSyncTimeoutMs: number;
 
   constructor(private readonly options: ControllerLifecycleOptions) {
@@ -93,15 +94,13 @@ export class ControllerLifecycle {
    */
   async run(signal: AbortSignal, parts: ControllerParts): Promise<void> {
     const { clock, shutdownTimeoutMs, name, logger, logAttributes } = this.options;
-    if (this.runState !== 'idle') throw new KubeloopError('ControllerAlreadyRun', `${name}: run() can be called once`);
+    if (this.runState === 'stopped' && this.fatalError !== undefined) throw this.fatalError.error; // failed while warming
+    if (this.runState !== 'idle' && this.runState !== 'warming') throw new KubeloopError('ControllerAlreadyRun', `${name}: run() can be called once`);
+    // Warm: the informers already run (and have usually synced), so the gate below opens at once.
+    const warm = this.runState === 'warming';
     this.runState = 'running';
-    const runAbort = new AbortController();
-    // Every request of every running handler and informer listens on this one signal: many listeners
-    // are its normal state, not the leak Node warns about beyond 10.
-    setMaxListeners(0, runAbort.signal);
-    this.runAbort = runAbort;
-    this.ctx = { signal: runAbort.signal, logger };
-    parts.startInformers();
+    this.endWarmUp?.();
+    const runAbort = warm ? this.runAbort! : this.startInformers(parts);
     if (await this.waitForCaches(signal, () => parts.informers())) {
       this.gateOpen = true;
       parts.scheduler.start();
@@ -132,6 +131,44 @@ export class ControllerLifecycle {
     }
     this.runState = 'stopped';
     if (this.fatalError !== undefined) throw this.fatalError.error;
+  }
+
+  /**
+   * Warm replica (controller-runtime's `EnableWarmup`): starts the informers now, so that their caches
+   * fill while this replica is not the leader; workers start only in `run()`, whose sync gate then opens
+   * at once, with no relist. Resolves when the warm-up ends: `run()` took the informers over (its
+   * signal governs them from then on), or `signal` aborted first and the informers have stopped (the
+   * controller is then stopped: a later `run()` rejects with `ControllerAlreadyRun`). Rejects with an
+   * informer's configuration error, which a later `run()` rejects with too.
+   * Calling it after `run()`, a second time or with an aborted signal does nothing.
+   */
+  warmUp(signal: AbortSignal, parts: Pick<ControllerParts, 'startInformers'>): Promise<void> {
+    if (this.runState !== 'idle' || signal.aborted) return Promise.resolve();
+    this.runState = 'warming';
+    const runAbort = this.startInformers(parts);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.endWarmUp = undefined;
+        this.runState = 'stopped';
+        runAbort.abort(signal.reason);
+        void Promise.allSettled(this.informerRuns).then(() => resolve());
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.endWarmUp = () => {
+        this.endWarmUp = undefined;
+        this.wake = undefined;
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      // An informer's fatal error while warming: stop warming, and keep it for run().
+      this.wake = () => {
+        if (this.runState !== 'warming') return;
+        onAbort();
+        signal.removeEventListener('abort', onAbort);
+        const error = this.fatalError?.error;
+        reject(error instanceof Error ? error : new Error(String(error)));
+      };
+    });
   }
 
   /**
@@ -216,6 +253,18 @@ export class ControllerLifecycle {
       for (const informer of pending) awaited.add(informer);
       await Promise.all(pending.map((i) => i.waitForSync(runSignal)));
     }
+  }
+
+  /** Makes the run's abort signal (the handlers' and informers') and starts the informers under it. */
+  private startInformers(parts: Pick<ControllerParts, 'startInformers'>): AbortController {
+    const runAbort = new AbortController();
+    // Every request of every running handler and informer listens on this one signal: many listeners
+    // are its normal state, not the leak Node warns about beyond 10.
+    setMaxListeners(0, runAbort.signal);
+    this.runAbort = runAbort;
+    this.ctx = { signal: runAbort.signal, logger: this.options.logger };
+    parts.startInformers();
+    return runAbort;
   }
 
   private within(promise: Promise<unknown>, ms: number): Promise<boolean> {

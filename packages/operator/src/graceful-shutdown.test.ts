@@ -132,6 +132,39 @@ describe('runOperator', () => {
     assert.equal(server.isListening(), false, 'a server started by runOperator is stopped by it');
   });
 
+  test('with warmup a follower warms the operator before leading, and a warm-up failure turns liveness red', async () => {
+    const leases = memoryLeases();
+    leases.lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'op', namespace: 'default', resourceVersion: '1' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 3600 } };
+    const server = new OperatorServer({ host: '127.0.0.1', port: 0, collectDefaultMetrics: false });
+    servers.push(server);
+    const warmUps: AbortSignal[] = [];
+    const operator = {
+      ...slowOperator(async () => undefined),
+      warmUp: async (signal: AbortSignal) => {
+        warmUps.push(signal);
+        throw new Error('informer: forbidden');
+      },
+    };
+    const stop = new AbortController();
+    const result = runOperator({
+      operator,
+      server,
+      signal: stop.signal,
+      logger: noopLogger,
+      leaderElection: { client: leases, lease: { namespace: 'default', name: 'op' }, identity: 'me', warmup: true },
+    });
+    await waitFor(() => server.isListening() && warmUps.length === 1);
+    assert.equal(warmUps[0], stop.signal, 'warmed with the process signal, before leading');
+    assert.deepEqual(operator.log, [], 'not run while following');
+    const healthz = await fetch(`${server.url}/healthz?verbose`);
+    assert.equal(healthz.status, 500);
+    assert.match(await healthz.text(), /operator failed: informer: forbidden/);
+    stop.abort();
+    const { exitCode, error } = await result;
+    assert.equal(exitCode, 1, 'a failed warm-up is a failed run');
+    assert.match(String(error), /informer: forbidden/);
+  });
+
   test('with leader election the operator runs while leading and the lease is released after it stopped', async () => {
     const leases = memoryLeases();
     let finish!: () => void;

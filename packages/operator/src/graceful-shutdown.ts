@@ -61,8 +61,21 @@ export interface RunnableOperator {
   run(signal: AbortSignal): Promise<void>;
   /** Metrics to serve at /metrics. */
   prometheusCollectors?(): Metric[];
+  /** Starts the informers ahead of `run()` (warm replica); called when `leaderElection.warmup` is set. */
+  warmUp?(signal: AbortSignal): Promise<void>;
   /** True once every controller's caches have synced and its workers run; the default of `hasSynced`. */
   hasSynced?(): boolean;
+}
+
+/** Leader election of {@link runOperator}: the elector's options, without `onStartedLeading` (runOperator's), plus warm-up. */
+export interface RunOperatorLeaderElection extends Omit<LeaderElectorOptions, 'onStartedLeading'> {
+  /**
+   * Warm replicas (controller-runtime's `EnableWarmup`): while not the leader, the operator's
+   * informers already run and fill their caches (`operator.warmUp`), so that a failover starts from
+   * full caches without a relist; workers start only once leading. Costs a follower the watches and
+   * the memory of the caches. Default: false (a follower runs nothing).
+   */
+  warmup?: boolean | undefined;
 }
 
 /** Options of {@link runOperator}. */
@@ -74,7 +87,7 @@ export interface RunOperatorOptions {
    * released after the operator stopped. `onStartedLeading` is runOperator's; the other callbacks
    * are called as usual (`onError` defaults to a warning through `logger`). Default: none (the operator always runs).
    */
-  leaderElection?: Omit<LeaderElectorOptions, 'onStartedLeading'> | undefined;
+  leaderElection?: RunOperatorLeaderElection | undefined;
   /**
    * Serves /metrics, /healthz, /readyz. Started here if it is not yet listening, and then stopped
    * at the end. Checks added: liveness `operator` (the operator has not failed); readiness
@@ -143,10 +156,11 @@ export async function runOperator(options: RunOperatorOptions): Promise<RunOpera
       throw error;
     }
   };
+  const warmup = options.leaderElection?.warmup ?? false;
   const elector = options.leaderElection
     ? new LeaderElector({
         onError: (error: unknown) => logger.warn('leader election request failed; retrying', { error }),
-        ...options.leaderElection,
+        ...withoutWarmup(options.leaderElection),
         onStartedLeading: (leadingSignal) => {
           logger.info('became the leader: starting controllers', { identity: options.leaderElection?.identity });
           return runOnce(leadingSignal);
@@ -181,7 +195,19 @@ export async function runOperator(options: RunOperatorOptions): Promise<RunOpera
         await runOnce(signal);
         return { exitCode: 0 };
       }
+      // A warm-up failure is the operator's failure (liveness goes red, exit code 1); run() rejects with it once leading.
+      let warmUpFailed: { error: unknown } | undefined;
+      const warming =
+        warmup && typeof operator.warmUp === 'function'
+          ? operator.warmUp(signal).catch((error: unknown) => {
+              warmUpFailed = { error };
+              failed ??= warmUpFailed;
+              logger.error('warm-up failed', { error });
+            })
+          : undefined;
       const outcome = await elector.run(signal);
+      await warming;
+      if (warmUpFailed !== undefined) return { exitCode: 1, error: warmUpFailed.error, leaderElection: outcome };
       if (outcome === 'lost') {
         logger.error('leader election lost: exiting so that a fresh process campaigns again', { identity: elector.getIdentity() });
         return { exitCode: 1, leaderElection: outcome };
@@ -221,6 +247,11 @@ function addCheckOnce(server: OperatorServer, type: 'health' | 'ready', name: st
   } catch {
     // Already added by an earlier runOperator on the same server: keep the first.
   }
+}
+
+function withoutWarmup(config: RunOperatorLeaderElection): Omit<LeaderElectorOptions, 'onStartedLeading'> {
+  const { warmup: _warmup, ...electorOptions } = config;
+  return electorOptions;
 }
 
 function describe(error: unknown): string {

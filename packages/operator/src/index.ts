@@ -153,7 +153,7 @@ export type { LeaderElectorOptions, LeaderElectionOutcome, LeaderLease, LeaderLe
 export { LeaderElector } from './leader-elector.js';
 export type { HealthCheck, HealthCheckResult, OperatorServerOptions } from './operator-server.js';
 export { OperatorServer } from './operator-server.js';
-export type { ShutdownSignalOptions, ShutdownHandle, RunnableOperator, RunOperatorOptions, RunOperatorResult } from './graceful-shutdown.js';
+export type { ShutdownSignalOptions, ShutdownHandle, RunnableOperator, RunOperatorOptions, RunOperatorLeaderElection, RunOperatorResult } from './graceful-shutdown.js';
 export { shutdownSignal, runOperator } from './graceful-shutdown.js';
 
 // --- events (front-ends work; the seed-style front-ends are the subpaths ./reconcile, ./controller, ./extra) ---

@@ -335,7 +335,7 @@ export class InformerController {
     if (offerInformerMetrics(informer, this.informerMetrics)) this.informerMetricsUsed = true;
     this.informers.addItem(resourceKind, informer);
     this.cacheMetrics.track(informer.schema().kind, informer);
-    if (this.lifecycle.state === 'running') this.startInformer(informer, resourceKind);
+    if (this.lifecycle.state === 'running' || this.lifecycle.state === 'warming') this.startInformer(informer, resourceKind);
   }
 
   /**
@@ -410,7 +410,7 @@ export class InformerController {
     await this.lifecycle.run(signal, {
       queue: this.queue,
       scheduler: this.scheduler,
-      startInformers: () => this.informers.rangeAll((kind, _i, informer) => this.startInformer(informer, kind)),
+      startInformers: () => this.startInformers(),
       informers: () => {
         const all: Informer[] = [];
         this.informers.rangeAll((_kind, _i, informer) => all.push(informer));
@@ -419,9 +419,23 @@ export class InformerController {
     });
   }
 
+  /**
+   * Warm replica: starts the informers before `run()` (e.g. while not the leader) so that their caches
+   * fill; no handler runs until `run()`, whose sync gate then opens without a relist. Resolves once
+   * `run()` has taken the informers over, or once `signal` aborted and they stopped; rejects with an
+   * informer's configuration error. See `ControllerLifecycle.warmUp`.
+   */
+  warmUp(signal: AbortSignal): Promise<void> {
+    return this.lifecycle.warmUp(signal, { startInformers: () => this.startInformers() });
+  }
+
   /** True while running once every informer (added before the gate opened) has synced and handlers run (readiness). */
   hasSynced(): boolean {
     return this.lifecycle.synced;
+  }
+
+  private startInformers(): void {
+    this.informers.rangeAll((kind, _i, informer) => this.startInformer(informer, kind));
   }
 
   // --- informer side: synchronous and cheap ---

@@ -9,6 +9,12 @@ export interface Controller {
   run(signal: AbortSignal): Promise<void>;
   /** The controller's metric collectors, if it has any. */
   prometheusCollectors?(): PrometheusCollector[];
+  /**
+   * Warm replica: starts its informers before `run()` so that a new leader's caches are already full;
+   * resolves once `run()` took over or `signal` aborted and they stopped. Optional: a controller
+   * without it simply starts everything in `run()`.
+   */
+  warmUp?(signal: AbortSignal): Promise<void>;
   /** True once its caches have synced and its workers run (readiness), if it can tell. */
   hasSynced?(): boolean;
   /**
@@ -69,6 +75,18 @@ export class Operator {
   /** Readiness: true while running once every controller that can tell (`hasSynced`) has opened its sync gate. */
   hasSynced(): boolean {
     return this.active !== undefined && this.controllers.every((c) => typeof c.hasSynced !== 'function' || c.hasSynced());
+  }
+
+  /**
+   * Warms every controller that can (`warmUp`): their informers start and fill their caches, no
+   * handler runs until `run()`. `runOperator` calls it before campaigning when
+   * `leaderElection.warmup` is set. Resolves once every warm-up has ended (taken over by `run()`, or
+   * `signal` aborted and the informers stopped); rejects with the first warm-up error after all ended.
+   */
+  async warmUp(signal: AbortSignal): Promise<void> {
+    const results = await Promise.allSettled(this.controllers.map((c) => (typeof c.warmUp === 'function' ? c.warmUp(signal) : Promise.resolve())));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure !== undefined) throw failure.reason;
   }
 
   /**

@@ -17,6 +17,7 @@ import { runApiServerBench } from './scenarios/apiserver.js';
 import { runCacheMemory } from './scenarios/cache-memory.js';
 import { runLatency } from './scenarios/latency.js';
 import { runRetryScheduler } from './scenarios/retry-scheduler.js';
+import { runRuntimeOverhead } from './scenarios/runtime-overhead.js';
 import { runWatchIngest } from './scenarios/watch-ingest.js';
 import { nowSeconds } from './measure.js';
 
@@ -55,6 +56,8 @@ async function runScenario(id: ScenarioId, options: BenchOptions): Promise<Scena
       return runLatency({ rate: s.latencyRate, seconds: s.latencySeconds, runs: s.runs, warmups: s.warmups, log, execArgv });
     case 'apiserver':
       return runApiServerBench({ starts: s.apiserverStarts, writes: s.apiserverWrites, watchers: s.apiserverWatchers, runs: s.runs, log });
+    case 'runtime-overhead':
+      return runRuntimeOverhead({ events: s.overheadEvents, keys: s.overheadKeys, runs: s.runs, log, execArgv });
   }
 }
 

@@ -2,7 +2,7 @@
 import type { ScenarioId } from './report/scenario-report.js';
 
 /** Every scenario, in report order. */
-export const ALL_SCENARIOS: readonly ScenarioId[] = ['watch-ingest', 'cache-memory', 'retry-scheduler', 'latency', 'apiserver'];
+export const ALL_SCENARIOS: readonly ScenarioId[] = ['watch-ingest', 'cache-memory', 'retry-scheduler', 'latency', 'apiserver', 'runtime-overhead'];
 
 /** Sizes of one benchmark run. */
 export interface BenchSizes {
@@ -21,6 +21,9 @@ export interface BenchSizes {
   apiserverStarts: number;
   apiserverWrites: number;
   apiserverWatchers: number;
+  /** Scenario 6: update events pushed through one controller, and keys they spread over. */
+  overheadEvents: number;
+  overheadKeys: number;
   /** Measured runs per consumer (median reported) and discarded warm-up rounds. */
   runs: number;
   warmups: number;
@@ -38,6 +41,8 @@ export const FULL_SIZES: BenchSizes = {
   apiserverStarts: 5,
   apiserverWrites: 10_000,
   apiserverWatchers: 10,
+  overheadEvents: 200_000,
+  overheadKeys: 1_000,
   runs: 3,
   warmups: 1,
 };
@@ -54,6 +59,8 @@ export const QUICK_SIZES: BenchSizes = {
   apiserverStarts: 1,
   apiserverWrites: 500,
   apiserverWatchers: 10,
+  overheadEvents: 20_000,
+  overheadKeys: 500,
   runs: 1,
   warmups: 0,
 };
@@ -72,7 +79,7 @@ export interface BenchOptions {
   consumers: string[] | undefined;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=watch-ingest,cache-memory,retry-scheduler,latency,apiserver]
+const USAGE = `usage: npm run bench -- [--quick] [--only=watch-ingest,cache-memory,retry-scheduler,latency,apiserver,runtime-overhead]
                       [--runs=N] [--events=N] [--no-write] [--cpu-prof] [--seed=N] [--consumers=raw,kubeloop,...]`;
 
 /** Parses `argv` (without node and script). Throws a usage error for anything it does not know. */

@@ -105,6 +105,15 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   /**
+   * Warm replica: starts the resource's informer before `run()` (see `InformerController.warmUp`); no
+   * upsert or delete is called, and the backgrounder does not start, until `run()`.
+   */
+  warmUp(signal: AbortSignal): Promise<void> {
+    if (this.started) return Promise.resolve();
+    return this.ensureCore().warmUp(signal);
+  }
+
+  /**
    * Runs until `signal` aborts, then waits for running calls and the {@link Backgrounder} (if the
    * resource is one) to finish. Rejects when the informer fails for good (a configuration error),
    * and with `ControllerAlreadyRun` when called a second time.

@@ -277,11 +277,23 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     await this.lifecycle.run(signal, {
       queue: this.queue,
       scheduler: this.scheduler,
-      startInformers: () => {
-        for (const informer of this.informers) this.lifecycle.runInformer(informer, (err) => this.report(err, '', 'informer', 0, undefined));
-      },
+      startInformers: () => this.startInformers(),
       informers: () => this.informers,
     });
+  }
+
+  /**
+   * Warm replica (controller-runtime's `EnableWarmup`): starts the informers before `run()` (e.g. while
+   * not the leader) so that their caches fill; no reconcile runs until `run()`, whose sync gate then
+   * opens without a relist. Resolves once `run()` has taken the informers over, or once `signal`
+   * aborted and they stopped; rejects with an informer's configuration error.
+   */
+  warmUp(signal: AbortSignal): Promise<void> {
+    return this.lifecycle.warmUp(signal, { startInformers: () => this.startInformers() });
+  }
+
+  private startInformers(): void {
+    for (const informer of this.informers) this.lifecycle.runInformer(informer, (err) => this.report(err, '', 'informer', 0, undefined));
   }
 
   // --- sources: synchronous and cheap, they only enqueue ---

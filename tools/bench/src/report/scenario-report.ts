@@ -1,8 +1,8 @@
 /** The shape every scenario reports in: a table for people, a chart, and the raw numbers for machines. */
 import type { BarChartSpec } from './svg-bar-chart.js';
 
-/** Identifiers of the five scenarios, in the order of the issue. */
-export type ScenarioId = 'watch-ingest' | 'cache-memory' | 'retry-scheduler' | 'latency' | 'apiserver';
+/** Identifiers of the scenarios, in report order. */
+export type ScenarioId = 'watch-ingest' | 'cache-memory' | 'retry-scheduler' | 'latency' | 'apiserver' | 'runtime-overhead';
 
 /** One scenario's outcome. */
 export interface ScenarioReport<D = unknown> {
