@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { eventually } from '@kubeloop/apiserver/testing';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ControllerLabelledMetrics } from './controller-labelled-metrics.js';
 import type { LabelledSource } from './controller-labelled-metrics.js';
@@ -92,14 +93,13 @@ describe('metrics of an operator with two InformerControllers', () => {
       informers[1]!.add(widget('b'));
       informers[1]!.add(widget('c'));
       const scrape = async (): Promise<string> => (await fetch(`${server.url}/metrics`)).text();
-      let text = '';
-      const deadline = Date.now() + 10_000;
       const both = /informer_events_total\{controller="widgets",event_type="CREATE",kind="[^"]+"\} 1\n[^]*informer_events_total\{controller="gadgets",event_type="CREATE",kind="[^"]+"\} 2/;
-      while (!both.test(text) && Date.now() < deadline) {
-        text = await scrape();
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      assert.match(text, both);
+      // Polls the real HTTP endpoint until both controllers' events show (or the kit's deadline, 10 s).
+      const text = await eventually(async () => {
+        const body = await scrape();
+        assert.match(body, both);
+        return body;
+      });
       assert.match(text, /^controller_queue_depth\{controller="widgets"\} 0$/m);
       assert.match(text, /^controller_queue_depth\{controller="gadgets"\} 0$/m);
       assert.equal(text.match(/^# TYPE informer_events_total counter$/gm)?.length, 1);

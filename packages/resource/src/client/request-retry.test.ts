@@ -106,19 +106,20 @@ describe('Client retries over HTTP (virtual waits)', () => {
 
   test('an abort during the wait rejects with the abort reason and sends nothing more', async () => {
     const abort = new AbortController();
-    let sleeping = false;
+    let sleeping!: () => void;
+    const asleep = new Promise<void>((resolve) => (sleeping = resolve));
     server.reply((_req, res) => sendJson(res, 503, statusBody(503, 'ServiceUnavailable', 'down')));
     const real = new Client(WidgetKind, transport, {
       retry: {
         minDelayMs: 60_000,
         sleep: (ms, signal) => {
-          sleeping = true;
+          sleeping();
           return abortableSleep(ms, signal);
         },
       },
     });
     const pending = real.get(id, { signal: abort.signal });
-    for (const deadline = Date.now() + 5_000; !sleeping && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+    await asleep;
     abort.abort(new Error('stop'));
     await assert.rejects(pending, /stop/);
     assert.equal(server.requests.length, 1);
