@@ -1,6 +1,6 @@
 import { KubeloopError } from '@kubeloop/resource';
 import type { StaticMetadata } from '@kubeloop/resource';
-import type { ReconcileResult } from './reconciler.js';
+import type { ReconcileResult } from './handlers/reconciler.js';
 
 /** A nil/undefined object reached a handler path (grafana-app-sdk `ErrNilObject`). */
 export const ErrNilObject = new KubeloopError('ErrNilObject', 'object cannot be nil');

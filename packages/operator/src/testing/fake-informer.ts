@@ -4,9 +4,9 @@
  */
 import { objectKey } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
-import type { Informer, ReadonlyStore } from '../informer.js';
-import { noopLogger } from '../logger.js';
-import type { HandlerContext, ResourceWatcher } from '../resource-watcher.js';
+import type { Informer, ReadonlyStore } from '../informer/informer.js';
+import { noopLogger } from '../observability/logger.js';
+import type { HandlerContext, ResourceWatcher } from '../handlers/resource-watcher.js';
 
 const ctx: HandlerContext = { signal: new AbortController().signal, logger: noopLogger };
 

@@ -1,0 +1,900 @@
+import { objectKey } from '@kubeloop/resource';
+import { context } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
+import type { KubeObject } from '@kubeloop/resource';
+import { ReconcileAction, reconcileActionFromResourceAction } from '../handlers/actions.js';
+import type { ResourceAction } from '../handlers/actions.js';
+import { realClock } from '../clock.js';
+import type { Clock } from '../clock.js';
+import { ControllerLifecycle } from './controller-lifecycle.js';
+import { ErrInformerAlreadyAdded, ErrNilObject, InvalidArgumentError, isReconcileError, isTerminalError } from '../errors.js';
+import { callWithTimeout } from './handler-timeout.js';
+import type { Informer } from '../informer/informer.js';
+import { HANDLED, chainInformerErrorHandler } from '../informer/kubernetes-based-informer.js';
+import type { InformerErrorContext, InformerErrorPhase } from '../informer/kubernetes-based-informer.js';
+import { ListMap } from './list-map.js';
+import { consoleLogger } from '../observability/logger.js';
+import type { Logger } from '../observability/logger.js';
+import { ControllerMetrics, InformerMetrics } from '../observability/metrics.js';
+import { ObjectHandlerContext } from './handler-context.js';
+import { offerInformerMetrics } from '../observability/informer-metrics-wiring.js';
+import { InformerCacheMetrics } from '../observability/informer-cache-metrics.js';
+import { QueueMetrics } from '../observability/queue-metrics.js';
+import { resourceKindKey, unmatchedRegistrations } from './registration-key.js';
+import type { ResourceKindKey } from './registration-key.js';
+import type { BoundEventMetrics, PrometheusCollector } from '../observability/metrics.js';
+import type { Reconciler, ReconcileRequest, ReconcileResult } from '../handlers/reconciler.js';
+import type { HandlerContext, ResourceWatcher } from '../handlers/resource-watcher.js';
+import { PredicateFilter } from './predicates.js';
+import type { Predicate } from './predicates.js';
+import { LOW_PRIORITY } from '../queue/ready-queue.js';
+import { isResync } from '../informer/resync.js';
+import { OpinionatedRetryDequeuePolicy } from '../queue/retry-dequeue-policy.js';
+import type { RetryDequeuePolicy } from '../queue/retry-dequeue-policy.js';
+import { DefaultRetryPolicy, toMillis } from '../queue/retry-policy.js';
+import type { RetryPolicy } from '../queue/retry-policy.js';
+import { RetryScheduler } from '../queue/retry-scheduler.js';
+import { SpanNames, endSpan, recordSpanError, runInSpan, startObjectSpan, tracingEnabled } from '../observability/tracing.js';
+import { DEFAULT_MAX_CONCURRENT_WORKERS, WorkQueue } from '../queue/work-queue.js';
+
+/** Retries due within one 10 ms window fire in one wake-up (at most 10 ms late, never early). */
+const RETRY_TIMER_RESOLUTION_MS = 10;
+
+/** Default of {@link InformerControllerConfig.shutdownTimeoutMs}: 30 s. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
+
+/** Where an error reported to an {@link ErrorHandler} came from, and what happens next. */
+export interface ErrorHandlerContext extends HandlerContext {
+  /** The controller's logger. */
+  logger: Logger;
+  /** The resource kind the event was registered under. */
+  resourceKind: string;
+  /** `namespace/name` of the object, '' when there is none. */
+  objectKey: string;
+  /** The informer action of the event, '' when there is none. */
+  action: ResourceAction | '';
+  /** What failed. */
+  source: 'watcher' | 'reconciler' | 'informer' | 'controller';
+  /**
+   * For `source: 'informer'`: where the informer failed ('list', 'watch': it backs off and retries by
+   * itself; 'handler': another handler of the informer threw). Undefined otherwise, and for an
+   * informer whose `run()` rejected (a configuration error, which stops the controller).
+   */
+  phase: InformerErrorPhase | undefined;
+  /** 0 for the first call of a handler for an event, n for its n-th retry (the `attempt` given to the retry policy). */
+  attempt: number;
+  /** The delay of the retry scheduled for this failure, undefined when it is not retried. */
+  retryAfterMs: number | undefined;
+}
+
+/**
+ * Receives every error of the controller: watcher and reconciler failures (first calls and retries),
+ * informer failures (list and watch errors, failing handlers of the informer, a rejected `run()`).
+ */
+export type ErrorHandler = (ctx: ErrorHandlerContext, err: unknown) => void;
+
+/** Logs the error on the context's logger with component "InformerController" (grafana-app-sdk `DefaultErrorHandler`). */
+export const DefaultErrorHandler: ErrorHandler = (ctx, err) => {
+  ctx.logger.error(err instanceof Error ? err.message : String(err), {
+    component: 'InformerController',
+    error: err,
+    kind: ctx.resourceKind,
+    object: ctx.objectKey,
+    action: ctx.action,
+    source: ctx.source,
+    phase: ctx.phase,
+    attempt: ctx.attempt,
+    retryAfterMs: ctx.retryAfterMs,
+  });
+};
+
+/** Configuration of an {@link InformerController}; every field is optional. */
+export interface InformerControllerConfig {
+  /** Receives every error (also reconciler errors and failed retries). Default: {@link DefaultErrorHandler}. */
+  errorHandler?: ErrorHandler | undefined;
+  /** When and after how long a failed handler call is retried. Default: `DefaultRetryPolicy` (5 s doubling, up to attempt 5). */
+  retryPolicy?: RetryPolicy | undefined;
+  /** Which pending retries a new event of the same object drops. Default: `OpinionatedRetryDequeuePolicy`. */
+  retryDequeuePolicy?: RetryDequeuePolicy | undefined;
+  /** How many objects are processed at the same time (events of one object are always serial). Default: 10. */
+  maxConcurrentWorkers?: number | undefined;
+  /** Source of time for retries and the shutdown deadline. Default: `realClock`. */
+  clock?: Clock | undefined;
+  /** Prefix of the metric names. Default: none. */
+  metricsNamespace?: string | undefined;
+  /** How long `run()` waits, after the signal aborts, for running handlers and informers to finish. Default: 30000 ms. */
+  shutdownTimeoutMs?: number | undefined;
+  /** Logger of the default error handler and of shutdown messages. Default: `consoleLogger`. */
+  logger?: Logger | undefined;
+  /**
+   * A deadline for each watcher and reconciler call (events and retries), in milliseconds; 0 = none.
+   * A call still running at its deadline has its `ctx.signal` aborted with a `HandlerTimeoutError`
+   * and counts as failed at once: reported to `errorHandler`, counted in
+   * `controller_handler_errors_total`, retried per `retryPolicy`; its object goes on to its next
+   * work. Caveat: a handler that ignores its signal keeps running in the background, possibly beside
+   * the next call for the same object. Default: 0 (no deadline).
+   */
+  handlerTimeoutMs?: number | undefined;
+  /**
+   * How long `run()` waits for its informers (those added before the gate opens) to sync; no handler runs before they
+   * all have (events queue and coalesce meanwhile). Past it, `run()` stops and rejects with a
+   * `CacheSyncTimeoutError`. `Infinity`: wait forever. Default: 120000 (controller-runtime's 2 minutes).
+   */
+  cacheSyncTimeoutMs?: number | undefined;
+  /** The controller's name: the `controller` label of its metrics in `Operator.prometheusCollectors()`. Default: set by the operator (`controller-{n}`). */
+  name?: string | undefined;
+}
+
+/** Options of {@link InformerController.addInformer}. */
+export interface AddInformerOptions {
+  /**
+   * Events of this informer are queued only when every predicate accepts them; filtered events are
+   * counted in `controller_predicate_filtered_events_total{controller=<kind>,event}`, which
+   * `prometheusCollectors()` includes once an informer with predicates was added. Default: none.
+   */
+  predicates?: readonly Predicate[] | undefined;
+}
+
+/**
+ * Every option of {@link InformerControllerConfig} set to its default (grafana-app-sdk
+ * `DefaultInformerControllerConfig`): a starting point to change one field of. `metricsNamespace`
+ * stays undefined (no prefix).
+ */
+export function defaultInformerControllerConfig(): InformerControllerConfig {
+  return {
+    errorHandler: DefaultErrorHandler,
+    retryPolicy: DefaultRetryPolicy,
+    retryDequeuePolicy: OpinionatedRetryDequeuePolicy,
+    maxConcurrentWorkers: DEFAULT_MAX_CONCURRENT_WORKERS,
+    clock: realClock,
+    metricsNamespace: undefined,
+    shutdownTimeoutMs: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    logger: consoleLogger,
+  };
+}
+
+/** An informer event waiting in an object's queue. */
+interface EventItem {
+  type: 'event';
+  kind: string;
+  action: ResourceAction;
+  old: KubeObject | undefined;
+  object: KubeObject;
+  metrics: BoundEventMetrics;
+  /** The context the informer delivered the event in (its informer-event-* span), while tracing. */
+  trace: Context | undefined;
+  /** A CREATE from the informer's initial list (see `HandlerContext.isInInitialList`). */
+  initialList: boolean;
+  /** When it was queued (see `QueueMetrics`). */
+  queuedAt?: number | undefined;
+}
+
+/** What a retry needs, as data: which handler, which object, which attempt; never a closure. */
+interface RetryBase {
+  kind: string;
+  /** The informer action of the event that failed. */
+  action: ResourceAction;
+  object: KubeObject;
+  /** The retry-policy attempt that scheduled this entry (a requeue keeps the attempt). */
+  attempt: number;
+  /** The error that caused the retry (undefined for a `requeueAfter` without error). */
+  error: unknown;
+  metrics: BoundEventMetrics;
+  /** The queue priority of the call that failed: the retry keeps it. */
+  priority?: number | undefined;
+  /** When it was queued, once due (see `QueueMetrics`). */
+  queuedAt?: number | undefined;
+}
+
+interface WatcherRetry extends RetryBase {
+  type: 'watcher';
+  handler: ResourceWatcher;
+  old: KubeObject | undefined;
+}
+
+interface ReconcilerRetry extends RetryBase {
+  type: 'reconciler';
+  handler: Reconciler;
+  /** The request to send again; its `state` is the latest result's state. */
+  request: ReconcileRequest;
+}
+
+type RetryEntry = WatcherRetry | ReconcilerRetry;
+type WorkItem = EventItem | RetryEntry;
+
+const NO_WATCHERS: readonly ResourceWatcher[] = [];
+const NO_RECONCILERS: readonly Reconciler[] = [];
+
+const eventSpanName: Record<ResourceAction, string> = {
+  CREATE: SpanNames.controllerEventAdd,
+  UPDATE: SpanNames.controllerEventUpdate,
+  DELETE: SpanNames.controllerEventDelete,
+};
+
+/**
+ * Fans informer events out to watchers and reconcilers (grafana-app-sdk `InformerController`).
+ *
+ * Flow: each informer gets one handler that only enqueues (it never waits for user code); events
+ * go into a per-object queue; a worker processes an object's events one at a time, in order:
+ * every watcher of the kind in add order, then every reconciler in add order. A failing handler is
+ * reported to `errorHandler` and retried alone, per `retryPolicy`; retries wait in one scheduler
+ * and re-enter the object's queue, so they stay ordered with the object's new events. Different
+ * objects run concurrently, up to `maxConcurrentWorkers`.
+ *
+ * Guarantees: at-least-once delivery of every event accepted while running (handlers must be
+ * idempotent); never two handler calls at once for one object; queued, not started updates of one
+ * object coalesce (oldest `old`, newest `new`). Caveats: queued work is dropped at shutdown (the
+ * next start lists every object again); retries are in memory only.
+ */
+export class InformerController {
+  /** See {@link InformerControllerConfig.errorHandler}; may be replaced at any time. */
+  errorHandler: ErrorHandler;
+  /** See {@link InformerControllerConfig.retryPolicy}; may be replaced at any time. */
+  retryPolicy: RetryPolicy;
+  /** See {@link InformerControllerConfig.retryDequeuePolicy}; may be replaced at any time. */
+  retryDequeuePolicy: RetryDequeuePolicy;
+
+  /** See {@link InformerControllerConfig.name}. */
+  readonly name: string | undefined;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly handlerTimeoutMs: number;
+  private readonly lifecycle: ControllerLifecycle;
+  private readonly metrics: ControllerMetrics;
+  private readonly queueMetrics: QueueMetrics;
+  private readonly cacheMetrics: InformerCacheMetrics;
+  /** Offered to every informer added; its collectors are published once one informer took them. */
+  private readonly informerMetrics: InformerMetrics;
+  private informerMetricsUsed = false;
+  private readonly predicateFilters = new Map<string, PredicateFilter>();
+  private readonly metricsNamespace: string | undefined;
+  private readonly queue: WorkQueue<WorkItem>;
+  private readonly scheduler: RetryScheduler<RetryEntry>;
+  private readonly informers = new ListMap<string, Informer>();
+  // Copy-on-write lists: an event iterates the list it started with, whatever is added or removed meanwhile.
+  private readonly watchers = new Map<string, readonly ResourceWatcher[]>();
+  private readonly reconcilers = new Map<string, readonly Reconciler[]>();
+
+  constructor(config: InformerControllerConfig = {}) {
+    this.errorHandler = config.errorHandler ?? DefaultErrorHandler;
+    this.retryPolicy = config.retryPolicy ?? DefaultRetryPolicy;
+    this.retryDequeuePolicy = config.retryDequeuePolicy ?? OpinionatedRetryDequeuePolicy;
+    const clock = config.clock ?? realClock;
+    this.clock = clock;
+    this.logger = config.logger ?? consoleLogger;
+    this.handlerTimeoutMs = config.handlerTimeoutMs ?? 0;
+    this.name = config.name;
+    if (!(this.handlerTimeoutMs >= 0) || !Number.isFinite(this.handlerTimeoutMs)) {
+      throw new InvalidArgumentError(`handlerTimeoutMs must be a finite number >= 0, got ${this.handlerTimeoutMs}`);
+    }
+    const shutdownTimeoutMs = config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    if (!(shutdownTimeoutMs >= 0)) throw new InvalidArgumentError(`shutdownTimeoutMs must be >= 0, got ${shutdownTimeoutMs}`);
+    this.lifecycle = new ControllerLifecycle({
+      clock,
+      shutdownTimeoutMs,
+      name: 'InformerController',
+      logger: this.logger,
+      logAttributes: { component: 'InformerController' },
+      cacheSyncTimeoutMs: config.cacheSyncTimeoutMs,
+    });
+    this.metrics = new ControllerMetrics({ namespace: config.metricsNamespace });
+    this.informerMetrics = new InformerMetrics({ namespace: config.metricsNamespace });
+    this.metricsNamespace = config.metricsNamespace;
+    this.queueMetrics = new QueueMetrics({ clock, name: config.name, namespace: config.metricsNamespace });
+    this.cacheMetrics = new InformerCacheMetrics({ clock, namespace: config.metricsNamespace });
+    this.queue = new WorkQueue<WorkItem>({
+      maxConcurrentWorkers: config.maxConcurrentWorkers,
+      process: this.queueMetrics.wrap(this.process),
+      coalesce: coalesceUpdates,
+      onError: (err) => this.report(err, { source: 'controller' }),
+      clock,
+    });
+    this.scheduler = new RetryScheduler<RetryEntry>({
+      clock,
+      resolutionMs: RETRY_TIMER_RESOLUTION_MS,
+      onDue: (key, entry) => {
+        this.queueMetrics.queued(entry);
+        this.queue.add(key, entry, entry.priority);
+      },
+    });
+    this.metrics.setSources(
+      () => this.queue.depth,
+      () => this.scheduler.size,
+    );
+  }
+
+  /**
+   * Adds an informer whose events go to the watchers and reconcilers of `resourceKind`. Several
+   * informers may serve one kind (e.g. one per namespace). An informer added while the controller
+   * runs is started at once.
+   *
+   * The informer's errors (list and watch failures, which it retries by itself, and failing handlers)
+   * go to this controller's `errorHandler` with `source: 'informer'`, the kind and the `phase`, and
+   * are counted in `controller_informer_errors_total`. This works for an informer with a public
+   * `errorHandler` (as `KubernetesBasedInformer`): an errorHandler set on it before this call is kept
+   * and called first; its default one (which only logs) is replaced, so errors are not logged twice.
+   *
+   * An informer that takes metrics after construction and has none (`KubernetesBasedInformer` created
+   * without `metrics`) counts into this controller's `InformerMetrics`, published by `prometheusCollectors()`.
+   * @param key the registration key: a string, or a `Kind` (see `resourceKindKey`). Default: the informer's own kind.
+   * @throws InvalidArgumentError "informer cannot be nil", "resourceKind cannot be empty";
+   *   `ErrInformerAlreadyAdded` when this informer was already added for this kind.
+   */
+  addInformer(informer: Informer, key?: ResourceKindKey, options: AddInformerOptions = {}): void {
+    if (informer == null) throw new InvalidArgumentError('informer cannot be nil');
+    const resourceKind = resourceKindKey(key ?? informer.schema());
+    if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
+    let duplicate = false;
+    this.informers.range(resourceKind, (_i, existing) => {
+      if (existing === informer) duplicate = true;
+    });
+    if (duplicate) throw ErrInformerAlreadyAdded;
+    const predicates = options.predicates;
+    informer.addEventHandler(predicates !== undefined && predicates.length > 0 ? this.filteredHandler(resourceKind, predicates, informer) : this.enqueueHandler(resourceKind, informer));
+    chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
+    if (offerInformerMetrics(informer, this.informerMetrics)) this.informerMetricsUsed = true;
+    this.informers.addItem(resourceKind, informer);
+    this.cacheMetrics.track(informer.schema().kind, informer);
+    if (this.lifecycle.state === 'running' || this.lifecycle.state === 'warming') this.startInformer(informer, resourceKind);
+  }
+
+  /**
+   * Adds a watcher for `resourceKind`; watchers are called in the order they were added, before reconcilers.
+   * @throws InvalidArgumentError "watcher cannot be nil", "resourceKind cannot be empty".
+   */
+  addWatcher(watcher: ResourceWatcher, key: ResourceKindKey): void {
+    if (watcher == null) throw new InvalidArgumentError('watcher cannot be nil');
+    const resourceKind = resourceKindKey(key);
+    if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
+    this.watchers.set(resourceKind, [...(this.watchers.get(resourceKind) ?? NO_WATCHERS), watcher]);
+  }
+
+  /**
+   * Adds a reconciler for `resourceKind`; reconcilers are called in the order they were added, after watchers.
+   * @throws InvalidArgumentError "reconciler cannot be nil", "resourceKind cannot be empty".
+   */
+  addReconciler(reconciler: Reconciler, key: ResourceKindKey): void {
+    if (reconciler == null) throw new InvalidArgumentError('reconciler cannot be nil');
+    const resourceKind = resourceKindKey(key);
+    if (!resourceKind) throw new InvalidArgumentError('resourceKind cannot be empty');
+    this.reconcilers.set(resourceKind, [...(this.reconcilers.get(resourceKind) ?? NO_RECONCILERS), reconciler]);
+  }
+
+  /** Removes the first registration of `watcher` for `resourceKind`, keeping the order of the others. Never throws. */
+  removeWatcher(watcher: ResourceWatcher, key: ResourceKindKey): void {
+    removeFirst(this.watchers, resourceKindKey(key), watcher);
+  }
+
+  /** Removes the first registration of `reconciler` for `resourceKind`, keeping the order of the others. Never throws. */
+  removeReconciler(reconciler: Reconciler, key: ResourceKindKey): void {
+    removeFirst(this.reconcilers, resourceKindKey(key), reconciler);
+  }
+
+  /** Removes every watcher of `resourceKind`. */
+  removeAllWatchersForResource(key: ResourceKindKey): void {
+    this.watchers.delete(resourceKindKey(key));
+  }
+
+  /** Removes every reconciler of `resourceKind`. */
+  removeAllReconcilersForResource(key: ResourceKindKey): void {
+    this.reconcilers.delete(resourceKindKey(key));
+  }
+
+  /**
+   * The metric collectors of this controller, for the user to register: the controller's families, plus the
+   * `informer_*` families once an informer counts into the controller's `InformerMetrics` (see `addInformer`).
+   */
+  prometheusCollectors(): PrometheusCollector[] {
+    const collectors = [...this.metrics.collectors(), ...this.predicateCollectors(), ...this.queueMetrics.collectors(), ...this.cacheMetrics.collectors()];
+    return this.informerMetricsUsed ? [...collectors, ...this.informerMetrics.collectors()] : collectors;
+  }
+
+  /** Resolves when no event or due retry is queued or running (retries waiting for their time do not count). */
+  whenIdle(): Promise<void> {
+    return this.queue.whenIdle();
+  }
+
+  /**
+   * Starts the informers, the queue workers and the retry scheduler; resolves once `signal` has
+   * aborted and running handlers and informers have finished (or `shutdownTimeoutMs` passed).
+   * Rejects with an informer's error when an informer fails (after stopping everything).
+   * A controller runs once.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    // A typo in a registration key silently yields zero calls: say so once, at start.
+    const informerKeys: string[] = [];
+    this.informers.rangeAll((kind) => informerKeys.push(kind));
+    for (const message of unmatchedRegistrations(informerKeys, [...this.watchers.keys()], [...this.reconcilers.keys()])) {
+      this.logger.warn(message, { component: 'InformerController' });
+    }
+    await this.lifecycle.run(signal, {
+      queue: this.queue,
+      scheduler: this.scheduler,
+      startInformers: () => this.startInformers(),
+      informers: () => {
+        const all: Informer[] = [];
+        this.informers.rangeAll((_kind, _i, informer) => all.push(informer));
+        return all;
+      },
+    });
+  }
+
+  /**
+   * Warm replica: starts the informers before `run()` (e.g. while not the leader) so that their caches
+   * fill; no handler runs until `run()`, whose sync gate then opens without a relist. Resolves once
+   * `run()` has taken the informers over, or once `signal` aborted and they stopped; rejects with an
+   * informer's configuration error. See `ControllerLifecycle.warmUp`.
+   */
+  warmUp(signal: AbortSignal): Promise<void> {
+    return this.lifecycle.warmUp(signal, { startInformers: () => this.startInformers() });
+  }
+
+  /** True while running once every informer (added before the gate opened) has synced and handlers run (readiness). */
+  hasSynced(): boolean {
+    return this.lifecycle.synced;
+  }
+
+  private startInformers(): void {
+    this.informers.rangeAll((kind, _i, informer) => this.startInformer(informer, kind));
+  }
+
+  // --- informer side: synchronous and cheap ---
+
+  /** One filter (and metric child) per kind; the counter is shared so it is registered once. */
+  private filteredHandler(kind: string, predicates: readonly Predicate[], informer: Informer): ResourceWatcher {
+    let filter = this.predicateFilters.get(kind);
+    if (filter === undefined) {
+      filter = new PredicateFilter({
+        controller: kind,
+        namespace: this.metricsNamespace,
+        counter: this.predicateFilters.values().next().value?.counter,
+        onError: (err, event) => this.report(err, { resourceKind: kind, objectKey: objectKey(event.object), source: 'controller' }),
+      });
+      this.predicateFilters.set(kind, filter);
+    }
+    return filter.handler(predicates, this.enqueueHandler(kind, informer), informer);
+  }
+
+  private predicateCollectors(): PrometheusCollector[] {
+    const first = this.predicateFilters.values().next().value;
+    return first === undefined ? [] : first.collectors();
+  }
+
+  /** Adds from the informer's initial list and resyncs wait behind fresh changes (`LOW_PRIORITY`). */
+  private enqueueHandler(kind: string, informer: Informer): ResourceWatcher {
+    return {
+      add: (_ctx, object) => {
+        const initialList = !informer.hasSynced();
+        this.enqueue(kind, 'CREATE', undefined, object, initialList ? LOW_PRIORITY : undefined, initialList);
+        return HANDLED;
+      },
+      update: (_ctx, old, object) => {
+        this.enqueue(kind, 'UPDATE', old, object, isResync(old, object) ? LOW_PRIORITY : undefined);
+        return HANDLED;
+      },
+      delete: (_ctx, object) => {
+        this.enqueue(kind, 'DELETE', undefined, object);
+        return HANDLED;
+      },
+    };
+  }
+
+  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, priority?: number, initialList = false): void {
+    // The `kind` label is the object's kind, as upstream (`obj.GetStaticMetadata().Kind`), not the registration string.
+    const metrics = this.metrics.forEvent(typeof object?.kind === 'string' && object.kind !== '' ? object.kind : kind, action);
+    metrics.events.inc();
+    // Bad input is reported, never thrown into the informer.
+    if (object == null || typeof object.metadata !== 'object' || object.metadata === null) {
+      this.report(ErrNilObject, { resourceKind: kind, action, source: 'controller' });
+      return;
+    }
+    const item: EventItem = { type: 'event', kind, action, old, object, metrics, trace: tracingEnabled() ? context.active() : undefined, initialList };
+    this.queueMetrics.queued(item);
+    if (this.queue.add(queueKey(kind, object), item, priority) === 'coalesced') metrics.coalesced.inc();
+  }
+
+  private startInformer(informer: Informer, kind: string): void {
+    this.lifecycle.runInformer(informer, (err) => this.report(err, { resourceKind: kind, source: 'informer' }));
+  }
+
+  /** Reports and counts an error of an informer of `kind` (see {@link addInformer}). */
+  private informerErrorHandler(kind: string): (error: unknown, context: InformerErrorContext) => void {
+    return (error, context) => {
+      if (this.lifecycle.isShutdownAbort(error)) return;
+      this.metrics.informerErrorsTotal.labels(kind, context.phase).inc();
+      const object = context.object;
+      const key = object?.metadata?.name !== undefined ? objectKey(object) : '';
+      this.report(error, { resourceKind: kind, objectKey: key, source: 'informer', phase: context.phase });
+    };
+  }
+
+  // --- worker side ---
+  // Without `await` chains: a handler call that completes synchronously continues synchronously;
+  // one that returns a promise gets one continuation. No span is created while tracing is off, and
+  // the retry entry of a call is only built when a retry is scheduled.
+
+  private readonly process = (key: string, item: WorkItem): Promise<void> | undefined => {
+    switch (item.type) {
+      case 'event':
+        return this.processEvent(key, item);
+      case 'watcher':
+        // A handler removed since the failure gets no more calls.
+        if (!(this.watchers.get(item.kind) ?? NO_WATCHERS).includes(item.handler)) return undefined;
+        return settled(this.callWatcher(item.handler, item.kind, item.action, item.object, item.old, item.metrics, item, performance.now()));
+      case 'reconciler':
+        if (!(this.reconcilers.get(item.kind) ?? NO_RECONCILERS).includes(item.handler)) return undefined;
+        return settled(this.callReconciler(item.handler, item.kind, item.action, item.object, item.request, item.metrics, item, performance.now()));
+    }
+  };
+
+  private processEvent(key: string, item: EventItem): Promise<void> | undefined {
+    const watchers = this.watchers.get(item.kind) ?? NO_WATCHERS;
+    const reconcilers = this.reconcilers.get(item.kind) ?? NO_RECONCILERS;
+    if (watchers.length === 0 && reconcilers.length === 0) return undefined;
+    item.metrics.ongoingEvents.inc();
+    const started = performance.now();
+    // One span per event (upstream's controller-event-*): watchers run in it, reconcile spans are its children.
+    const span = item.trace !== undefined ? startObjectSpan(eventSpanName[item.action], item.object, item.trace) : undefined;
+    return this.continueEvent(key, item, watchers, reconcilers, 0, started, span, started);
+  }
+
+  /**
+   * Calls the handlers of an event from the `index`-th (watchers, then reconcilers), in order. A
+   * handler's end time is the next one's start time (one clock read per handler).
+   */
+  private continueEvent(
+    key: string,
+    item: EventItem,
+    watchers: readonly ResourceWatcher[],
+    reconcilers: readonly Reconciler[],
+    index: number,
+    eventStarted: number,
+    span: Span | undefined,
+    now: number,
+  ): Promise<void> | undefined {
+    const { kind, action, old, object, metrics } = item;
+    const total = watchers.length + reconcilers.length;
+    try {
+      for (let i = index; i < total; i++) {
+        const started = now;
+        if (i < watchers.length) {
+          const watcher = watchers[i]!;
+          this.dequeueRetries(key, watcher, action, object, metrics);
+          metrics.ongoingProcesses.inc();
+          let pending: Promise<void> | undefined;
+          try {
+            pending = this.startWatcher(watcher, action, old, object, span, item.initialList);
+          } catch (err) {
+            this.recordFailure(span, err);
+            now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, true, err);
+            continue;
+          }
+          if (pending !== undefined) {
+            // One continuation per asynchronous call: finish the call, then go on with the event.
+            const next = i + 1;
+            return pending.then(
+              () => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, false, undefined)),
+              (err: unknown) => {
+                this.recordFailure(span, err);
+                return this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, true, err));
+              },
+            );
+          }
+          now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, false, undefined);
+        } else {
+          const reconciler = reconcilers[i - watchers.length]!;
+          this.dequeueRetries(key, reconciler, action, object, metrics);
+          const reconcileAction =
+            action === 'UPDATE' && old !== undefined && isResync(old, object) ? ReconcileAction.Resynced : reconcileActionFromResourceAction(action);
+          const request: ReconcileRequest = { action: reconcileAction, object };
+          // In the event span's context, the controller-event-reconcile span is its child.
+          const done =
+            span === undefined
+              ? this.callReconciler(reconciler, kind, action, object, request, metrics, undefined, started)
+              : runInSpan(span, () => this.callReconciler(reconciler, kind, action, object, request, metrics, undefined, started));
+          if (typeof done !== 'number') {
+            const next = i + 1;
+            return done.then((end) => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, end));
+          }
+          now = done;
+        }
+      }
+    } catch (err) {
+      this.endEvent(metrics, eventStarted, performance.now(), span);
+      throw err;
+    }
+    this.endEvent(metrics, eventStarted, now, span);
+    return undefined;
+  }
+
+  /** A span about `object`, or undefined while tracing is off (no provider: spans would be no-ops). */
+  private startSpan(name: string, object: KubeObject): Span | undefined {
+    return tracingEnabled() ? startObjectSpan(name, object) : undefined;
+  }
+
+  /** Calls the watcher method of `action` (in `span` when tracing); undefined when it returned no promise. */
+  private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined, initialList = false): Promise<void> | undefined {
+    const call = (ctx: HandlerContext): Promise<void> => invokeWatcher(handler, ctx, action, old, object);
+    const result = span === undefined ? this.callHandler(object, call, initialList) : runInSpan(span, () => this.callHandler(object, call, initialList));
+    return isPromiseLike(result) ? result : undefined;
+  }
+
+  /** Runs one handler call about `object` with the controller's signal, or with a deadline of its own (`handlerTimeoutMs`). */
+  private callHandler<R>(object: KubeObject, call: (ctx: HandlerContext) => Promise<R> | R, initialList = false): Promise<R> | R {
+    const ctx = new ObjectHandlerContext(this.lifecycle.ctx.signal, this.logger, object, initialList || undefined);
+    return this.handlerTimeoutMs > 0 ? callWithTimeout(ctx, this.handlerTimeoutMs, this.clock, call) : call(ctx);
+  }
+
+  private endEvent(metrics: BoundEventMetrics, started: number, now: number, span: Span | undefined): void {
+    metrics.ongoingEvents.dec();
+    metrics.eventDuration.observe((now - started) / 1000);
+    if (span !== undefined) endSpan(span);
+  }
+
+  /** A watcher of the event failed: the event span records it (unless it is only the shutdown's abort). */
+  private recordFailure(span: Span | undefined, error: unknown): void {
+    if (span !== undefined && !this.lifecycle.isShutdownAbort(error)) recordSpanError(span, error ?? new Error('handler failed'));
+  }
+
+  /**
+   * Calls a watcher for an event (`retry` undefined, attempt 0) or a retry entry; schedules its retry
+   * on failure. Returns the end time, or a promise of it when the handler's promise was pending.
+   */
+  private callWatcher(
+    handler: ResourceWatcher,
+    kind: string,
+    action: ResourceAction,
+    object: KubeObject,
+    old: KubeObject | undefined,
+    metrics: BoundEventMetrics,
+    retry: WatcherRetry | undefined,
+    started: number,
+  ): number | Promise<number> {
+    const span = this.startSpan(retry !== undefined ? SpanNames.controllerRetry : eventSpanName[action], object);
+    metrics.ongoingProcesses.inc();
+    let pending: Promise<void> | undefined;
+    try {
+      pending = this.startWatcher(handler, action, old, object, span);
+    } catch (err) {
+      return this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, true, err);
+    }
+    if (pending === undefined) return this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, false, undefined);
+    return pending.then(
+      () => this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, false, undefined),
+      (err: unknown) => this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, true, err),
+    );
+  }
+
+  private watcherDone(
+    handler: ResourceWatcher,
+    kind: string,
+    action: ResourceAction,
+    object: KubeObject,
+    old: KubeObject | undefined,
+    metrics: BoundEventMetrics,
+    retry: WatcherRetry | undefined,
+    started: number,
+    span: Span | undefined,
+    failed: boolean,
+    error: unknown,
+  ): number {
+    const now = performance.now();
+    metrics.ongoingProcesses.dec();
+    metrics.watcherDuration.observe((now - started) / 1000);
+    if (!failed) {
+      if (span !== undefined) endSpan(span);
+      return now;
+    }
+    // Gave up because the shutdown aborted its signal (however wrapped): not an error.
+    const aborted = this.lifecycle.isShutdownAbort(error);
+    if (span !== undefined) endSpan(span, aborted ? undefined : (error ?? new Error('handler failed')));
+    if (aborted) return now;
+    metrics.watcherErrors.inc();
+    const attempt = retry !== undefined ? retry.attempt + 1 : 0;
+    const [again, delayMs] = this.decideRetry(error, attempt);
+    this.report(error, { resourceKind: kind, objectKey: objectKey(object), action, source: 'watcher', attempt, retryAfterMs: again ? delayMs : undefined });
+    if (again) this.scheduleRetry({ type: 'watcher', handler, kind, action, object, old, attempt, error, metrics }, delayMs, 'error');
+    return now;
+  }
+
+  /**
+   * Calls a reconciler for an event (`retry` undefined) or a retry entry; applies `state`,
+   * `requeueAfter` and the retry policy. Returns the end time, or a promise of it.
+   */
+  private callReconciler(
+    handler: Reconciler,
+    kind: string,
+    action: ResourceAction,
+    object: KubeObject,
+    request: ReconcileRequest,
+    metrics: BoundEventMetrics,
+    retry: ReconcilerRetry | undefined,
+    started: number,
+  ): number | Promise<number> {
+    const span = this.startSpan(retry !== undefined ? SpanNames.controllerRetry : SpanNames.controllerEventReconcile, object);
+    const call = (ctx: HandlerContext): Promise<ReconcileResult> | ReconcileResult => handler.reconcile(ctx, request);
+    metrics.ongoingProcesses.inc();
+    let pending: Promise<ReconcileResult> | ReconcileResult;
+    try {
+      pending = span === undefined ? this.callHandler(object, call) : runInSpan(span, () => this.callHandler(object, call));
+    } catch (err) {
+      return this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, true, err);
+    }
+    if (!isPromiseLike(pending)) return this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, false, pending);
+    return pending.then(
+      (result) => this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, false, result),
+      (err: unknown) => this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, true, err),
+    );
+  }
+
+  /** `outcome` is the result when the call succeeded, the error when it `failed`. */
+  private reconcilerDone(
+    handler: Reconciler,
+    kind: string,
+    action: ResourceAction,
+    object: KubeObject,
+    request: ReconcileRequest,
+    metrics: BoundEventMetrics,
+    retry: ReconcilerRetry | undefined,
+    started: number,
+    span: Span | undefined,
+    failed: boolean,
+    outcome: unknown,
+  ): number {
+    const now = performance.now();
+    let result: ReconcileResult | undefined;
+    let error: unknown;
+    if (!failed) result = outcome as ReconcileResult | undefined;
+    else if (isReconcileError(outcome)) {
+      result = outcome.result;
+      error = outcome.cause;
+    } else error = outcome;
+    metrics.ongoingProcesses.dec();
+    metrics.reconcilerDuration.observe((now - started) / 1000);
+    // Gave up because the shutdown aborted its signal (however wrapped): not an error.
+    const aborted = failed && this.lifecycle.isShutdownAbort(error);
+    if (span !== undefined) endSpan(span, failed && !aborted ? (error ?? new Error('reconcile failed')) : undefined);
+    if (aborted) return now;
+    if (failed) metrics.reconcilerErrors.inc();
+
+    const requeueAfter = result?.requeueAfter;
+    const requeueMs = requeueAfter == null ? Number.NaN : toMillis(requeueAfter);
+    if (Number.isNaN(requeueMs) && !failed) return now;
+    // The result's state replaces the request's state for every later retry of this event.
+    const next: ReconcileRequest = result?.state !== undefined ? { ...request, state: result.state } : request;
+    const key = objectKey(object);
+    const previousAttempt = retry !== undefined ? retry.attempt : 0;
+    if (!Number.isNaN(requeueMs)) {
+      // requeueAfter wins over an error and keeps the attempt: it is not a failure of the policy's count.
+      if (failed) {
+        this.report(error, { resourceKind: kind, objectKey: key, action, source: 'reconciler', attempt: retry !== undefined ? retry.attempt + 1 : 0, retryAfterMs: requeueMs });
+      }
+      this.scheduleRetry(
+        { type: 'reconciler', handler, kind, action, object, request: next, attempt: previousAttempt, error: failed ? error : undefined, metrics },
+        requeueMs,
+        'requeue',
+      );
+      return now;
+    }
+    const attempt = retry !== undefined ? retry.attempt + 1 : 0;
+    const [again, delayMs] = this.decideRetry(error, attempt);
+    this.report(error, { resourceKind: kind, objectKey: key, action, source: 'reconciler', attempt, retryAfterMs: again ? delayMs : undefined });
+    if (again) this.scheduleRetry({ type: 'reconciler', handler, kind, action, object, request: next, attempt, error, metrics }, delayMs, 'error');
+    return now;
+  }
+
+  private decideRetry(error: unknown, attempt: number): [boolean, number] {
+    if (isTerminalError(error)) return [false, 0];
+    try {
+      const [retry, delayMs] = this.retryPolicy(error, attempt);
+      return retry ? [true, delayMs > 0 ? delayMs : 0] : [false, 0];
+    } catch (policyError) {
+      this.report(policyError, { source: 'controller' });
+      return [false, 0];
+    }
+  }
+
+  private scheduleRetry(entry: RetryEntry, delayMs: number, reason: 'error' | 'requeue'): void {
+    if (this.lifecycle.stopping) return;
+    entry.metrics.retry(entry.type, reason);
+    const key = queueKey(entry.kind, entry.object);
+    entry.priority = this.queue.processingPriority(key);
+    this.scheduler.schedule(key, entry, delayMs);
+  }
+
+  /**
+   * Before `handler` gets a new event of an object: applies the dequeue policy to its pending retries
+   * for that object (waiting or queued), and makes each retry it keeps carry the new event's object,
+   * so that a retry, which runs after this event, never hands the handler an older state than the one
+   * it is about to see (a mirroring handler would otherwise end on the stale state).
+   */
+  private dequeueRetries(key: string, handler: ResourceWatcher | Reconciler, action: ResourceAction, object: KubeObject, metrics: BoundEventMetrics): void {
+    if (!this.scheduler.hasPending(key) && this.queue.queuedItems(key).length === 0) return;
+    const policy = this.retryDequeuePolicy;
+    const drop = (item: WorkItem): boolean => {
+      if (item.type === 'event' || item.handler !== handler) return false;
+      try {
+        return policy(action, object, item.action, item.object, item.error);
+      } catch (err) {
+        this.report(err, { source: 'controller' });
+        return false;
+      }
+    };
+    const dropped = this.scheduler.cancel(key, drop).length + this.queue.removeQueued(key, drop).length;
+    if (dropped > 0) metrics.droppedRetries.inc(dropped);
+    if (action === 'DELETE') return;
+    for (const item of [...this.scheduler.entries(key), ...this.queue.queuedItems(key)]) {
+      if (item.type !== 'event' && item.handler === handler) refreshRetry(item, object);
+    }
+  }
+
+  private report(error: unknown, where: Partial<ErrorHandlerContext> & Pick<ErrorHandlerContext, 'source'>): void {
+    const ctx: ErrorHandlerContext = {
+      signal: this.lifecycle.ctx.signal,
+      logger: this.logger,
+      resourceKind: where.resourceKind ?? '',
+      objectKey: where.objectKey ?? '',
+      action: where.action ?? '',
+      source: where.source,
+      phase: where.phase,
+      attempt: where.attempt ?? 0,
+      retryAfterMs: where.retryAfterMs,
+    };
+    try {
+      this.errorHandler(ctx, error);
+    } catch (handlerError) {
+      this.logger.error('InformerController errorHandler threw', { component: 'InformerController', error: handlerError });
+    }
+  }
+
+}
+
+/** Calls the method of `handler` for `action`. */
+function invokeWatcher(handler: ResourceWatcher, ctx: HandlerContext, action: ResourceAction, old: KubeObject | undefined, object: KubeObject): Promise<void> {
+  return action === 'CREATE' ? handler.add(ctx, object) : action === 'UPDATE' ? handler.update(ctx, old ?? object, object) : handler.delete(ctx, object);
+}
+
+/** A handler typed to return a promise may still return a plain value (plain JavaScript callers). */
+function isPromiseLike<R>(value: Promise<R> | R): value is Promise<R> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
+/** A retry's continuation as the queue wants it: undefined when it finished synchronously. */
+function settled(done: number | Promise<number>): Promise<void> | undefined {
+  return typeof done === 'number' ? undefined : done.then(ignore);
+}
+
+function ignore(): void {}
+
+/** The queue key of an object of a kind: one queue per object, shared by every informer of the kind. */
+function queueKey(kind: string, object: KubeObject): string {
+  return `${kind}\u0000${objectKey(object)}`;
+}
+
+/**
+ * Makes a kept retry carry `newer`, the object of a newer event of the same object. A retry of a
+ * delete keeps its object (the final state), and so does one of another object that had the same
+ * name (a different uid). An update retry keeps its `old`: old -> newer is the net change.
+ */
+function refreshRetry(retry: RetryEntry, newer: KubeObject): void {
+  if (retry.action === 'DELETE' || retry.object === newer) return;
+  const uid = retry.object.metadata.uid;
+  if (uid !== undefined && newer.metadata.uid !== undefined && uid !== newer.metadata.uid) return;
+  retry.object = newer;
+  if (retry.type === 'reconciler') retry.request = { ...retry.request, object: newer };
+}
+
+/** Merges a queued, not started UPDATE with an incoming UPDATE of the same object: oldest `old`, newest `new`. */
+function coalesceUpdates(queued: WorkItem, incoming: WorkItem): WorkItem | undefined {
+  if (queued.type !== 'event' || incoming.type !== 'event' || queued.action !== 'UPDATE' || incoming.action !== 'UPDATE') return undefined;
+  queued.object = incoming.object;
+  return queued;
+}
+
+function removeFirst<H>(registry: Map<string, readonly H[]>, kind: string, handler: H): void {
+  const list = registry.get(kind);
+  if (list === undefined) return;
+  const i = list.indexOf(handler);
+  if (i < 0) return;
+  registry.set(kind, [...list.slice(0, i), ...list.slice(i + 1)]);
+}

@@ -1,0 +1,164 @@
+import { ControllerLabelledMetrics } from '../observability/controller-labelled-metrics.js';
+import type { LabelledSource } from '../observability/controller-labelled-metrics.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { PrometheusCollector } from '../observability/metrics.js';
+
+/** Something an {@link Operator} runs (grafana-app-sdk `Controller`): `InformerController`, or your own loop. */
+export interface Controller {
+  /** Runs until `signal` aborts; rejects on a fatal error. */
+  run(signal: AbortSignal): Promise<void>;
+  /** The controller's metric collectors, if it has any. */
+  prometheusCollectors?(): PrometheusCollector[];
+  /**
+   * Warm replica: starts its informers before `run()` so that a new leader's caches are already full;
+   * resolves once `run()` took over or `signal` aborted and they stopped. Optional: a controller
+   * without it simply starts everything in `run()`.
+   */
+  warmUp?(signal: AbortSignal): Promise<void>;
+  /** True once its caches have synced and its workers run (readiness), if it can tell. */
+  hasSynced?(): boolean;
+  /**
+   * The `controller` label of its metrics in {@link Operator.prometheusCollectors}; unique within an
+   * operator. Default: `controller-{n}`, n being its 1-based position in the operator.
+   */
+  readonly name?: string | undefined;
+}
+
+/**
+ * Runs controllers together (grafana-app-sdk `Operator`). The first controller to fail aborts
+ * every other controller; `run()` rejects with that first error once all of them have stopped
+ * (upstream returned at once and left the others running). Once the caller's signal has aborted,
+ * errors are no longer failures: `run()` resolves, as upstream returns nil once stopped.
+ */
+export class Operator {
+  private readonly controllers: Controller[] = [];
+  private active: RunningSet | undefined;
+  private readonly metrics = new ControllerLabelledMetrics(() => this.metricSources());
+
+  /**
+   * Adds a controller. One added while the operator runs is started at once and stopped with the
+   * others (upstream: not added to the running ones, so it never ran).
+   * @throws InvalidArgumentError "controller cannot be nil"; a controller with the same `name` was
+   *   already added (controller-runtime: "controller with name X already exists").
+   */
+  addController(controller: Controller): void {
+    if (controller == null) throw new InvalidArgumentError('controller cannot be nil');
+    const name = controller.name;
+    if (name !== undefined && this.controllers.some((c) => c.name === name)) {
+      throw new InvalidArgumentError(`controller with name ${name} already exists: controller names must be unique (they label the metrics)`);
+    }
+    this.controllers.push(controller);
+    this.active?.start(controller);
+  }
+
+  /**
+   * One collector per metric name for every controller, each sample labelled `controller="{name}"`
+   * (as controller-runtime), so that a registry holds each name once and shows every controller.
+   * Values are read from the controllers at each scrape; the same objects come back on every call.
+   * Call it after adding the controllers: a controller added later is scraped under the names
+   * returned before, and a name only it has needs another call (and registration).
+   */
+  prometheusCollectors(): PrometheusCollector[] {
+    return this.metrics.collectors();
+  }
+
+  private metricSources(): LabelledSource[] {
+    const sources: LabelledSource[] = [];
+    this.controllers.forEach((c, i) => {
+      if (typeof c.prometheusCollectors !== 'function') return;
+      const controller = c.name ?? `controller-${i + 1}`;
+      for (const metric of c.prometheusCollectors()) sources.push({ controller, metric });
+    });
+    return sources;
+  }
+
+  /** Readiness: true while running once every controller that can tell (`hasSynced`) has opened its sync gate. */
+  hasSynced(): boolean {
+    return this.active !== undefined && this.controllers.every((c) => typeof c.hasSynced !== 'function' || c.hasSynced());
+  }
+
+  /**
+   * Warms every controller that can (`warmUp`): their informers start and fill their caches, no
+   * handler runs until `run()`. `runOperator` calls it before campaigning when
+   * `leaderElection.warmup` is set. Resolves once every warm-up has ended (taken over by `run()`, or
+   * `signal` aborted and the informers stopped); rejects with the first warm-up error after all ended.
+   */
+  async warmUp(signal: AbortSignal): Promise<void> {
+    const results = await Promise.allSettled(this.controllers.map((c) => (typeof c.warmUp === 'function' ? c.warmUp(signal) : Promise.resolve())));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure !== undefined) throw failure.reason;
+  }
+
+  /**
+   * Runs every controller until `signal` aborts or one fails, then resolves once all have
+   * stopped; rejects with the first error if a controller failed before `signal` aborted (an error
+   * raised while stopping is not a failure of the run). A controller that returns early without
+   * error does not stop the others.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const set = new RunningSet(signal);
+    this.active = set;
+    try {
+      for (const c of this.controllers) set.start(c);
+      await set.done();
+    } finally {
+      this.active = undefined;
+    }
+    if (set.firstError !== undefined) throw set.firstError.error;
+  }
+}
+
+/** The controllers of one `run()`: a shared abort, the first error, and a count of those still running. */
+class RunningSet {
+  firstError: { error: unknown } | undefined;
+  private readonly abort = new AbortController();
+  private running = 0;
+  private finished: (() => void) | undefined;
+
+  private readonly onOuterAbort: () => void;
+
+  constructor(private readonly outer: AbortSignal) {
+    this.onOuterAbort = () => this.stop(outer.reason);
+    if (outer.aborted) this.abort.abort(outer.reason);
+    else outer.addEventListener('abort', this.onOuterAbort, { once: true });
+  }
+
+  start(controller: Controller): void {
+    this.running++;
+    void this.runOne(controller);
+  }
+
+  /** Resolves once the run is stopping (signal aborted or a controller failed) and no controller runs. */
+  done(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.finished = resolve;
+      this.check();
+    });
+  }
+
+  private stop(reason: unknown): void {
+    this.abort.abort(reason);
+    this.check();
+  }
+
+  private check(): void {
+    if (this.abort.signal.aborted && this.running === 0 && this.finished !== undefined) {
+      this.outer.removeEventListener('abort', this.onOuterAbort);
+      this.finished();
+    }
+  }
+
+  private async runOne(controller: Controller): Promise<void> {
+    try {
+      await controller.run(this.abort.signal);
+    } catch (err) {
+      // Only an error that stops the run counts: once stopping (the caller's signal, or an earlier failure) it does not.
+      if (!this.abort.signal.aborted) {
+        this.firstError = { error: err };
+        this.abort.abort(err);
+      }
+    }
+    this.running--;
+    this.check();
+  }
+}

@@ -1,0 +1,131 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { VirtualClock } from '../clock.js';
+import { Controller } from '../frontends/controller/resource-controller.js';
+import { newResource } from '../frontends/controller/resource.js';
+import { InformerController } from './informer-controller.js';
+import { noopLogger } from '../observability/logger.js';
+import { Operator } from './operator.js';
+import { FakeInformer, SlowSyncInformer, waitFor, widget } from '../testing/fake-informer.js';
+
+/** An InformerController with one informer that syncs when the test says, recording the handler calls. */
+function warmableController() {
+  const clock = new VirtualClock();
+  const informer = new SlowSyncInformer();
+  const calls: string[] = [];
+  const errors: unknown[] = [];
+  const controller = new InformerController({ clock, logger: noopLogger, errorHandler: (_ctx, err) => void errors.push(err) });
+  controller.addInformer(informer, 'Widget');
+  controller.addWatcher(
+    {
+      add: async (_ctx, o) => void calls.push(`add ${o.metadata.name}`),
+      update: async () => undefined,
+      delete: async () => undefined,
+    },
+    'Widget',
+  );
+  return { clock, informer, calls, errors, controller };
+}
+
+describe('warm-up (warm replicas)', () => {
+  test('informers run during warm-up but no handler does; run() takes them over and opens the gate at once', async () => {
+    const { clock, informer, calls, controller } = warmableController();
+    const follow = new AbortController();
+    const warming = controller.warmUp(follow.signal);
+    await clock.advance(0);
+    assert.equal(informer.runs, 1, 'the informer started while following');
+    informer.add(widget('a'));
+    informer.markSynced();
+    await clock.advance(60_000);
+    assert.deepEqual(calls, [], 'a handler ran before run()');
+    assert.equal(controller.hasSynced(), false, 'not ready before run()');
+
+    const lead = new AbortController();
+    const running = controller.run(lead.signal);
+    await warming;
+    await waitFor(() => calls.length === 1);
+    assert.deepEqual(calls, ['add a']);
+    assert.equal(controller.hasSynced(), true);
+    assert.equal(informer.runs, 1, 'run() started no second informer run');
+    // The warm-up's signal no longer governs the informers once run() has them.
+    follow.abort();
+    await clock.advance(0);
+    assert.equal(controller.hasSynced(), true);
+    lead.abort();
+    await running;
+  });
+
+  test('the consul-k8s front-end warms its informer and upserts nothing until run()', async () => {
+    const clock = new VirtualClock();
+    const informer = new SlowSyncInformer();
+    const upserts: string[] = [];
+    const controller = new Controller({ resource: newResource(informer, (key) => void upserts.push(key), () => undefined), clock, log: noopLogger });
+    const warming = controller.warmUp(new AbortController().signal);
+    await clock.advance(0);
+    assert.equal(informer.runs, 1);
+    informer.add(widget('a'));
+    informer.markSynced();
+    await clock.advance(1_000);
+    assert.deepEqual(upserts, []);
+
+    const stop = new AbortController();
+    const running = controller.run(stop.signal);
+    await warming;
+    await waitFor(() => upserts.length === 1);
+    assert.deepEqual(upserts, ['default/a']);
+    assert.equal(informer.runs, 1);
+    stop.abort();
+    await running;
+  });
+
+  test('aborting the warm-up stops the informers, and warmUp resolves after they stopped', async () => {
+    const clock = new VirtualClock();
+    const informer = new FakeInformer();
+    let informerStopped = false;
+    const run = informer.run.bind(informer);
+    informer.run = async (signal) => {
+      await run(signal);
+      informerStopped = true;
+    };
+    const controller = new InformerController({ clock, logger: noopLogger });
+    controller.addInformer(informer, 'Widget');
+    const follow = new AbortController();
+    const warming = controller.warmUp(follow.signal);
+    await clock.advance(0);
+    assert.equal(informerStopped, false);
+    follow.abort();
+    await warming;
+    assert.equal(informerStopped, true);
+  });
+
+  test("an informer's configuration error ends the warm-up with it, and run() then rejects with it", async () => {
+    const clock = new VirtualClock();
+    const informer = new FakeInformer();
+    const bad = new Error('bad field selector');
+    informer.failWith = bad;
+    const controller = new InformerController({ clock, logger: noopLogger, errorHandler: () => undefined });
+    controller.addInformer(informer, 'Widget');
+    await assert.rejects(controller.warmUp(new AbortController().signal), (err) => err === bad);
+    await assert.rejects(controller.run(new AbortController().signal), (err) => err === bad);
+  });
+
+  test('Operator.warmUp warms every controller that can and rejects with the first warm-up error', async () => {
+    const clock = new VirtualClock();
+    const good = new FakeInformer();
+    const bad = new FakeInformer();
+    bad.failWith = new Error('forbidden');
+    const operator = new Operator();
+    for (const informer of [good, bad]) {
+      const controller = new InformerController({ clock, logger: noopLogger, errorHandler: () => undefined });
+      controller.addInformer(informer, 'Widget');
+      operator.addController(controller);
+    }
+    operator.addController({ run: async () => undefined });
+    const follow = new AbortController();
+    const warming = operator.warmUp(follow.signal);
+    await clock.advance(0);
+    assert.equal(good.runs, 1);
+    follow.abort();
+    await assert.rejects(warming, /forbidden/);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * A reconciler wrapper that uses a finalizer so that no delete is missed, even across restarts, and
+ * that tells start-up re-lists apart from real creations (grafana-app-sdk `OpinionatedReconciler`).
+ *
+ * The rules, in the order the code applies them (upstream's numbered list, with our fixes marked):
+ * 0. (we) The object is being deleted (`deletionTimestamp` set) and the action is not Deleted:
+ *    a. our finalizer present -> delegate as Deleted; only when that succeeds (no error, no
+ *       requeue), remove our finalizer. A failed removal is retried without delegating again (state),
+ *       and a later update of the object (still showing our finalizer) is not delegated again either.
+ *       Upstream removed the finalizer without delegating, or before the delete was handled (#559, #1022).
+ *    b. our finalizer absent -> delegate unchanged; never add a finalizer to an object being deleted
+ *       (the API refuses it; upstream looped on it, #560).
+ * 1. Created, finalizer present -> delegate as Resynced (an earlier run handled the creation).
+ * 2. Created, finalizer absent -> delegate; if it fails or requeues, return that; then add the
+ *    finalizer. A patch error is thrown with a state marker, so the retry skips the delegate call.
+ * 3. Updated or (we) Resynced, finalizer absent -> add the finalizer, don't delegate (the update
+ *    caused by the finalizer add is delegated). Upstream's informer delivers resyncs as updates, so
+ *    its rule covers them; ours delivers `Resynced`, hence the explicit case.
+ * 4. (we) Deleted, and rule 0a already delegated the deletion of this object -> skip, so the user sees
+ *    one Deleted per object.
+ * 5. Anything else -> delegate unchanged.
+ *
+ * Guarantees: the finalizer is removed only after the wrapped reconciler handled the deletion;
+ * other finalizers are never touched. Caveats: a process restart between removing the finalizer and
+ * the object's disappearance delivers the final Deleted too (at-least-once).
+ */
+import type { KubeObject } from '@kubeloop/resource';
+import { ReconcileAction } from './actions.js';
+import { ErrNilObject, InvalidArgumentError, ReconcileError } from '../errors.js';
+import { addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName } from './finalizer.js';
+import type { PatchClient } from '../informer/list-watch-client.js';
+import type { Reconciler, ReconcileRequest, ReconcileResult, ReconcileState } from './reconciler.js';
+import type { HandlerContext } from './resource-watcher.js';
+
+/** State key: the wrapped reconciler handled Created; only the finalizer add is left to retry. */
+export const OPINIONATED_CREATE_PATCH_PENDING = 'kubeloop-opinionated-reconciler-create-patch-pending';
+/** State key: the wrapped reconciler handled the deletion; only the finalizer removal is left to retry. */
+export const OPINIONATED_DELETE_PATCH_PENDING = 'kubeloop-opinionated-reconciler-delete-patch-pending';
+
+/** See the module documentation for the rules. Create with {@link newOpinionatedReconciler}. */
+export class OpinionatedReconciler<T extends KubeObject = KubeObject> implements Reconciler<T> {
+  /** The wrapped reconciler; without one, delegated requests succeed with an empty result. */
+  reconciler: Reconciler<T> | undefined;
+  /** The finalizer this reconciler adds and removes. */
+  readonly finalizer: string;
+
+  private readonly client: PatchClient<T>;
+  /** Objects (by uid) whose deletion was delegated by rule 0a: their final Deleted is skipped once. */
+  private readonly deleted = new Set<string>();
+
+  constructor(client: PatchClient<T>, finalizer: string) {
+    if (!client) throw new InvalidArgumentError('client cannot be nil');
+    if (!finalizer) throw new InvalidArgumentError('finalizer cannot be empty');
+    validateFinalizerName(finalizer);
+    this.client = client;
+    this.finalizer = finalizer;
+  }
+
+  /** Wraps `reconciler`: delegated requests go to it. */
+  wrap(reconciler: Reconciler<T>): void {
+    this.reconciler = reconciler;
+  }
+
+  async reconcile(ctx: HandlerContext, request: ReconcileRequest<T>): Promise<ReconcileResult> {
+    const object = request.object;
+    if (!object) throw ErrNilObject;
+    const ours = hasFinalizer(object, this.finalizer);
+    const id = identity(object);
+
+    // 0. Deletion first.
+    if (object.metadata.deletionTimestamp && request.action !== ReconcileAction.Deleted) {
+      if (!ours) return this.delegate(ctx, request);
+      let result: ReconcileResult = {};
+      // Once per object: another update of it (another controller removing its finalizer) still shows ours.
+      if (request.state?.[OPINIONATED_DELETE_PATCH_PENDING] !== true && !this.deleted.has(id)) {
+        result = await this.delegate(ctx, { ...request, action: ReconcileAction.Deleted });
+        if (result.requeueAfter !== undefined) return result;
+      }
+      this.deleted.add(id);
+      try {
+        await removeFinalizer(this.client, object, this.finalizer, { signal: ctx.signal });
+      } catch (error) {
+        throw new ReconcileError(error, { state: withMarker(result.state ?? request.state, OPINIONATED_DELETE_PATCH_PENDING) });
+      }
+      return result;
+    }
+
+    switch (request.action) {
+      case ReconcileAction.Created: {
+        // 1.
+        if (ours) return this.delegate(ctx, { ...request, action: ReconcileAction.Resynced });
+        // 2.
+        let result: ReconcileResult = {};
+        if (request.state?.[OPINIONATED_CREATE_PATCH_PENDING] !== true) {
+          result = await this.delegate(ctx, request);
+          if (result.requeueAfter !== undefined) return result;
+        }
+        try {
+          await addFinalizer(this.client, object, this.finalizer, { signal: ctx.signal });
+        } catch (error) {
+          throw new ReconcileError(error, { state: withMarker(result.state ?? request.state, OPINIONATED_CREATE_PATCH_PENDING) });
+        }
+        return result;
+      }
+      case ReconcileAction.Updated:
+      case ReconcileAction.Resynced:
+        // 3.
+        if (!ours) {
+          await addFinalizer(this.client, object, this.finalizer, { signal: ctx.signal });
+          return {};
+        }
+        break;
+      case ReconcileAction.Deleted:
+        // 4.
+        if (this.deleted.delete(id)) return {};
+        break;
+      default:
+        break;
+    }
+    // 5.
+    return this.delegate(ctx, request);
+  }
+
+  private delegate(ctx: HandlerContext, request: ReconcileRequest<T>): Promise<ReconcileResult> {
+    return this.reconciler ? this.reconciler.reconcile(ctx, request) : Promise.resolve({});
+  }
+}
+
+/**
+ * A new {@link OpinionatedReconciler} (grafana-app-sdk `NewOpinionatedReconciler`); call `wrap()` to set
+ * the reconciler it guards.
+ * @throws InvalidArgumentError "client cannot be nil", "finalizer cannot be empty", or an invalid finalizer name.
+ */
+export function newOpinionatedReconciler<T extends KubeObject = KubeObject>(client: PatchClient<T>, finalizer: string): OpinionatedReconciler<T> {
+  return new OpinionatedReconciler<T>(client, finalizer);
+}
+
+function withMarker(state: ReconcileState | undefined, key: string): ReconcileState {
+  return { ...state, [key]: true };
+}
+
+function identity(object: KubeObject): string {
+  return object.metadata.uid ?? `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+}
