@@ -15,12 +15,9 @@ import { waitFor } from './support/wait-for.js';
 
 describe('a controller through mid-line watch drops under steady writes (real HTTP)', () => {
   let api: KubeconfigServer;
-  let client: Client<ConfigMap>;
 
   before(async () => {
     api = await KubeconfigServer.start();
-    // One client for the informer and the writes, as a new user writes it.
-    client = new Client(ConfigMapKind, api.transport);
   });
 
   after(() => api.stop());
@@ -31,6 +28,8 @@ describe('a controller through mid-line watch drops under steady writes (real HT
   ] as const) {
     test(`${name}: the reconciler keeps being called and ends with the server's state`, { timeout: 90_000 }, async () => {
       const ns = `drops-${dropEvery}`;
+      // One client for the informer and the writes, as a new user writes it.
+      const client: Client<ConfigMap> = new Client(ConfigMapKind, api.transport);
       await api.createNamespace(ns);
       const informer = new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, client, ns, { logger: noopLogger });
       const controller = new InformerController({ logger: noopLogger, errorHandler: () => {} });

@@ -176,26 +176,18 @@ describe('KubernetesBasedInformer with a streaming initial list (real HTTP)', ()
     await namespaceWith('stream-refused', 5);
     const refusal = { verb: 'watch', status: 422, count: 1, message: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled' } as const;
 
-    api.server.faults.failNext(refusal);
-    const auto = new RecordingClient(client);
-    const autoRun = start('stream-refused', auto, 'auto');
-    try {
-      await autoRun.informer.waitForSync(AbortSignal.timeout(10_000));
-      assert.deepEqual(auto.requests.slice(0, 2), ['stream', 'list']);
-      assert.equal(autoRun.informer.store.size, 5);
-    } finally {
-      await autoRun.stop();
-    }
-
-    api.server.faults.failNext(refusal);
-    const strict = new RecordingClient(client);
-    const strictRun = start('stream-refused', strict, 'watchList');
-    try {
-      await strictRun.informer.waitForSync(AbortSignal.timeout(10_000));
-      assert.deepEqual(strict.requests.slice(0, 2), ['stream', 'stream']);
-      assert.equal(strictRun.informer.store.size, 5);
-    } finally {
-      await strictRun.stop();
+    const firstRequests = { auto: ['stream', 'list'], watchList: ['stream', 'stream'] } as const;
+    for (const strategy of ['auto', 'watchList'] as const) {
+      api.server.faults.failNext(refusal);
+      const recording = new RecordingClient(client);
+      const run = start('stream-refused', recording, strategy);
+      try {
+        await run.informer.waitForSync(AbortSignal.timeout(10_000));
+        assert.deepEqual(recording.requests.slice(0, 2), firstRequests[strategy], strategy);
+        assert.equal(run.informer.store.size, 5, strategy);
+      } finally {
+        await run.stop();
+      }
     }
   });
 });

@@ -6,28 +6,24 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from '@kubeloop/apiserver';
 import type { ApiServer } from '@kubeloop/apiserver';
-import { Kubectl } from './support/kubectl.js';
+import type { Kubectl } from './support/kubectl.js';
+import { KubectlServer } from './support/kubectl-server.js';
 import { rawRequest } from './support/raw-api.js';
-import { TempDirs } from './support/temp-dir.js';
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };
 
 describe('kubectl with Deployments, Services and other built-in kinds', { timeout: 120_000 }, () => {
-  const temp = new TempDirs();
+  let env: KubectlServer;
   let server: ApiServer;
   let kubectl: Kubectl;
 
   before(async () => {
-    server = await startApiServer();
-    kubectl = await Kubectl.create(server.kubeconfig, await temp.make('kubectl'));
+    env = await KubectlServer.start();
+    ({ server, kubectl } = env);
   });
 
-  after(async () => {
-    await server.stop();
-    await temp.removeAll();
-  });
+  after(() => env.stop());
 
   test('create deployment, expose, scale: the objects are stored with their defaults', async () => {
     assert.match(await kubectl.ok(['create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=2', '--port=8080']), /deployment\.apps\/web created/);
@@ -110,9 +106,9 @@ spec:
   });
 
   test('over TLS with a bearer token, kubectl verifies the server with the kubeconfig CA; a wrong token is refused', async () => {
-    const secured = await startApiServer({ tls: true, token: 'kubectl-token' });
+    const secured = await KubectlServer.start({ tls: true, token: 'kubectl-token' });
     try {
-      const client = await Kubectl.create(secured.kubeconfig, await temp.make('kubectl-tls'));
+      const client = secured.kubectl;
       assert.match(await client.ok(['create', 'deployment', 'tls', '--image=nginx']), /deployment\.apps\/tls created/);
       assert.match(await client.ok(['get', 'deployments']), /^tls\s+0\/1\s+/m);
       const denied = await client.run(['get', 'deployments', '--token=wrong']);
