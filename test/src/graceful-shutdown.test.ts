@@ -3,11 +3,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Client, LeaseKind } from '@kubeloop/resource';
 import { DemoCluster } from './support/demo-cluster.js';
-import type { DemoLeaseTimings } from './support/demo-process.js';
 import { readRecord, waitForRecord } from './support/reconcile-record.js';
 import { waitFor } from './support/wait-for.js';
 
-const LEASE: DemoLeaseTimings = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
+const LEASE = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
 
 describe('graceful shutdown of the demo operator', () => {
   let cluster: DemoCluster;

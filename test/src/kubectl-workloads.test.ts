@@ -6,7 +6,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ApiServer } from '@kubeloop/apiserver';
 import type { Kubectl } from './support/kubectl.js';
 import { KubectlServer } from './support/kubectl-server.js';
 import { rawRequest } from './support/raw-api.js';
@@ -15,12 +14,11 @@ type Obj = Record<string, unknown> & { metadata: Record<string, unknown>; spec: 
 
 describe('kubectl with Deployments, Services and other built-in kinds', { timeout: 120_000 }, () => {
   let env: KubectlServer;
-  let server: ApiServer;
   let kubectl: Kubectl;
 
   before(async () => {
     env = await KubectlServer.start();
-    ({ server, kubectl } = env);
+    kubectl = env.kubectl;
   });
 
   after(() => env.stop());
@@ -49,7 +47,7 @@ describe('kubectl with Deployments, Services and other built-in kinds', { timeou
 
   test('cluster-info names the server', async () => {
     const out = await kubectl.ok(['cluster-info']);
-    assert.ok(out.includes(`Kubernetes control plane is running at ${server.url}`), out);
+    assert.ok(out.includes(`Kubernetes control plane is running at ${env.server.url}`), out);
   });
 
   test('rollout status times out with no controller, and succeeds once the status a controller would write is there', async () => {
@@ -58,7 +56,7 @@ describe('kubectl with Deployments, Services and other built-in kinds', { timeou
     // No controller observes the spec: kubectl waits for status.observedGeneration.
     assert.match(waiting.stdout + waiting.stderr, /Waiting for deployment spec update to be observed/);
     const status = { observedGeneration: 2, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 };
-    const res = await rawRequest(server.url, 'PATCH', '/apis/apps/v1/namespaces/default/deployments/web/status', { body: { status }, contentType: 'application/merge-patch+json' });
+    const res = await rawRequest(env.server.url, 'PATCH', '/apis/apps/v1/namespaces/default/deployments/web/status', { body: { status }, contentType: 'application/merge-patch+json' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.match(await kubectl.ok(['rollout', 'status', 'deployment/web', '--timeout=10s']), /deployment "web" successfully rolled out/);
     assert.match(await kubectl.ok(['get', 'deployment', 'web']), /^web\s+3\/3\s+3\s+3\s+\d+s$/m);
