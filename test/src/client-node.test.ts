@@ -36,7 +36,8 @@ async function apiFailure(call: () => Promise<unknown>): Promise<{ code: number;
   assert.fail('the call succeeded but should have failed');
 }
 
-// Read as a client-node user reads a manifest: its typed model spells `enum` as `_enum` (its serializer drops `enum`).
+// client-node's typed model spells `enum` as `_enum` (its serializer would drop `enum`): loadYaml turns the
+// manifest into that model, as a client-node user loads one.
 const widgetCrd = loadYaml<V1CustomResourceDefinition>(
   JSON.stringify(
     testCrd({
