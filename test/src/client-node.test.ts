@@ -12,12 +12,14 @@ import {
   CustomObjectsApi,
   KubeConfig,
   PatchStrategy,
+  loadYaml,
   makeInformer,
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { Informer, KubernetesObject, ObjectCache, V1ConfigMap, V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { startApiServer } from '@kubeloop/apiserver';
 import type { ApiServer } from '@kubeloop/apiserver';
+import { testCrd } from './support/crd.js';
 import { waitFor } from './support/wait-for.js';
 
 type Widget = KubernetesObject & { spec?: { replicas?: number; color?: string }; status?: { ready?: boolean } };
@@ -34,34 +36,19 @@ async function apiFailure(call: () => Promise<unknown>): Promise<{ code: number;
   assert.fail('the call succeeded but should have failed');
 }
 
-const widgetCrd: V1CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              // client-node's typed model spells `enum` as `_enum` (its serializer drops `enum`).
-              spec: { type: 'object', required: ['replicas'], properties: { replicas: { type: 'integer' }, color: { type: 'string', _enum: ['red', 'blue'] } } },
-              status: { type: 'object', properties: { ready: { type: 'boolean' } } },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+// client-node's typed model spells `enum` as `_enum` (its serializer would drop `enum`): loadYaml turns the
+// manifest into that model, as a client-node user loads one.
+const widgetCrd = loadYaml<V1CustomResourceDefinition>(
+  JSON.stringify(
+    testCrd({
+      group: 'example.com',
+      kind: 'Widget',
+      spec: { replicas: { type: 'integer' }, color: { type: 'string', enum: ['red', 'blue'] } },
+      specRequired: ['replicas'],
+      status: { ready: { type: 'boolean' } },
+    }),
+  ),
+);
 
 describe('@kubernetes/client-node against the embedded API server', { timeout: 120_000 }, () => {
   let server: ApiServer;

@@ -6,33 +6,21 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { Client, ConfigMapKind, HttpTransport, NamespaceKind } from '@kubeloop/resource';
+import { Client, ConfigMapKind } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
 import { InformerController, KubernetesBasedInformer, ReconcileAction, SimpleReconciler, noopLogger } from '@kubeloop/operator';
 import { Prng } from '@kubeloop/apiserver/testing';
+import { KubeconfigServer } from './support/kubeconfig-server.js';
 import { waitFor } from './support/wait-for.js';
 
 describe('a controller through mid-line watch drops under steady writes (real HTTP)', () => {
-  let server: ApiServer;
-  let transport: HttpTransport;
-  let client: Client<ConfigMap>;
+  let api: KubeconfigServer;
 
   before(async () => {
-    server = await startApiServer();
-    const kc = new KubeConfig();
-    kc.loadFromString(server.kubeconfig);
-    transport = HttpTransport.fromKubeConfig(kc);
-    // One client for the informer and the writes, as a new user writes it.
-    client = new Client(ConfigMapKind, transport);
+    api = await KubeconfigServer.start();
   });
 
-  after(async () => {
-    transport.close();
-    await server.stop();
-  });
+  after(() => api.stop());
 
   for (const [name, dropEvery] of [
     ['one drop after the 10th write', 0],
@@ -40,7 +28,9 @@ describe('a controller through mid-line watch drops under steady writes (real HT
   ] as const) {
     test(`${name}: the reconciler keeps being called and ends with the server's state`, { timeout: 90_000 }, async () => {
       const ns = `drops-${dropEvery}`;
-      await new Client(NamespaceKind, transport).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      // One client for the informer and the writes, as a new user writes it.
+      const client: Client<ConfigMap> = new Client(ConfigMapKind, api.transport);
+      await api.createNamespace(ns);
       const informer = new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, client, ns, { logger: noopLogger });
       const controller = new InformerController({ logger: noopLogger, errorHandler: () => {} });
       controller.addInformer(informer, 'ConfigMap');
@@ -80,10 +70,10 @@ describe('a controller through mid-line watch drops under steady writes (real HT
         }
         if (write === 10) {
           callsAtFirstDrop = calls;
-          assert.equal(server.faults.dropWatches({ midLine: true }), 1, 'the watch was open at the first drop');
+          assert.equal(api.server.faults.dropWatches({ midLine: true }), 1, 'the watch was open at the first drop');
         } else if (dropEvery > 0 && write % dropEvery === 0) {
           // Cuts the watch if one is open (the informer may still be waiting after the last cut).
-          server.faults.dropWatches({ midLine: true });
+          api.server.faults.dropWatches({ midLine: true });
         }
       }
       const summary = (m: Map<string, string>): string => [...m].sort().join('|');

@@ -2,15 +2,17 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DemoProcess } from './support/demo-process.js';
+import { TempDirs } from './support/temp-dir.js';
 
 describe('the demo', () => {
   const cleanups: (() => Promise<void>)[] = [];
+  const temp = new TempDirs();
   after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
+    await temp.removeAll();
   });
 
   test('--smoke converges every sample on the embedded API server, exports traces over OTLP and exits 0', { timeout: 120_000 }, async () => {
@@ -30,8 +32,7 @@ describe('the demo', () => {
     cleanups.push(() => new Promise<void>((resolve) => collector.close(() => resolve())));
     const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
 
-    const workDir = await mkdtemp(join(tmpdir(), 'kubeloop-demo-smoke-'));
-    cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+    const workDir = await temp.make('demo-smoke');
     const demo = new DemoProcess(['--smoke', '--timeout', '60', '--work-dir', workDir], { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
     cleanups.push(() => demo.dispose());
 
@@ -68,8 +69,7 @@ describe('the demo', () => {
   });
 
   test('--smoke fails with the reason when the samples do not converge in time', { timeout: 60_000 }, async () => {
-    const workDir = await mkdtemp(join(tmpdir(), 'kubeloop-demo-slow-'));
-    cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+    const workDir = await temp.make('demo-slow');
     // Every reconcile takes 3 s and the smoke run may take 1 s.
     const demo = new DemoProcess(['--smoke', '--timeout', '1', '--work-delay-ms', '3000', '--work-dir', workDir]);
     cleanups.push(() => demo.dispose());

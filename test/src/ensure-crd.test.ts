@@ -1,10 +1,10 @@
 // ensureCrd() of @kubeloop/resource against the embedded API server: create, update, no-op.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { Client, CustomResourceDefinitionKind, HttpTransport, defineKind, ensureCrd } from '@kubeloop/resource';
-import type { CustomResourceDefinition } from '@kubeloop/resource';
+import { startTestEnv } from '@kubeloop/apiserver/testing';
+import type { TestEnv } from '@kubeloop/apiserver/testing';
+import { CustomResourceDefinitionKind, defineKind, ensureCrd } from '@kubeloop/resource';
+import type { Client, CustomResourceDefinition } from '@kubeloop/resource';
 import { testCrd } from './support/crd.js';
 
 function gadgetCrd(columns: { name: string; type: string; jsonPath: string }[] = []): CustomResourceDefinition {
@@ -18,29 +18,25 @@ function gadgetCrd(columns: { name: string; type: string; jsonPath: string }[] =
 }
 
 describe('ensureCrd', () => {
-  let server: ApiServer;
-  let transport: HttpTransport;
-  const crds = (): Client<CustomResourceDefinition> => new Client(CustomResourceDefinitionKind, transport);
+  // The environment only starts the server: every ensureCrd here is the test's own call.
+  let env: TestEnv;
+  const crds = (): Client<CustomResourceDefinition> => env.client(CustomResourceDefinitionKind);
   before(async () => {
-    server = await startApiServer();
-    transport = new HttpTransport({ server: server.url });
+    env = await startTestEnv();
   });
-  after(async () => {
-    transport.close();
-    await server.stop();
-  });
+  after(() => env.stop());
 
   test('creates the CRD and resolves once its kind is served', async () => {
-    const stored = await ensureCrd(transport, gadgetCrd());
+    const stored = await ensureCrd(env.transport, gadgetCrd());
     assert.ok(stored.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'));
     const Gadget = defineKind<{ size: number }>({ group: 'example.com', version: 'v1', kind: 'Gadget' });
-    const created = await new Client(Gadget, transport).create({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: 'default' }, spec: { size: 1 } });
+    const created = await env.client(Gadget).create({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: 'default' }, spec: { size: 1 } });
     assert.equal(created.spec?.size, 1);
   });
 
   test('leaves an installed CRD alone when nothing it sets differs (server defaults are no difference)', async () => {
     const before = await crds().get({ namespace: '', name: 'gadgets.example.com' });
-    await ensureCrd(transport, gadgetCrd());
+    await ensureCrd(env.transport, gadgetCrd());
     const afterwards = await crds().get({ namespace: '', name: 'gadgets.example.com' });
     assert.equal(afterwards.metadata.resourceVersion, before.metadata.resourceVersion);
   });
@@ -49,7 +45,7 @@ describe('ensureCrd', () => {
     const current = await crds().get({ namespace: '', name: 'gadgets.example.com' });
     await crds().update({ ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, team: 'storage' } } });
     const column = { name: 'Size', type: 'integer', jsonPath: '.spec.size' };
-    const stored = await ensureCrd(transport, gadgetCrd([column]));
+    const stored = await ensureCrd(env.transport, gadgetCrd([column]));
     assert.deepEqual(stored.spec?.versions[0]?.additionalPrinterColumns?.map((c) => c.name), ['Size']);
     assert.deepEqual(stored.metadata.labels, { 'app.kubernetes.io/part-of': 'gadget-operator', team: 'storage' });
   });

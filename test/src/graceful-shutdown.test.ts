@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Client, LeaseKind } from '@kubeloop/resource';
 import { DemoCluster } from './support/demo-cluster.js';
-import { PlaylistKind } from './support/demo-process.js';
-import type { DemoProcess } from './support/demo-process.js';
-import { readRecord } from './support/reconcile-record.js';
+import { readRecord, waitForRecord } from './support/reconcile-record.js';
 import { waitFor } from './support/wait-for.js';
+
+const LEASE = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
 
 describe('graceful shutdown of the demo operator', () => {
   let cluster: DemoCluster;
@@ -17,27 +17,14 @@ describe('graceful shutdown of the demo operator', () => {
 
   after(() => cluster.stop());
 
-  function operator(identity: string, workDelayMs: number, record: string): DemoProcess {
-    return cluster.operator({ identity, workDelayMs, reconcileLog: record, lease: { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 } });
-  }
-
   test('SIGTERM lets the in-flight reconcile finish, releases the lease and exits 0', { timeout: 60_000 }, async () => {
     const record = join(cluster.dir, 'record-graceful.jsonl');
-    const demo = operator('graceful', 1500, record);
+    const demo = cluster.operator({ identity: 'graceful', workDelayMs: 1500, reconcileLog: record, lease: LEASE });
     await demo.line(/^leader: graceful \(this process\)/, 20_000);
 
-    const { playlists } = cluster;
-    await playlists.create({
-      apiVersion: PlaylistKind.apiVersion,
-      kind: PlaylistKind.kind,
-      metadata: { name: 'in-flight', namespace: 'default' },
-      spec: { title: 'In flight', interval: '1m', items: [{ type: 'dashboard_by_uid', value: 'x' }] },
-    });
+    await cluster.createPlaylists(['in-flight']);
     // The reconcile has started and takes 1.5 s: stop the process in the middle of it.
-    await waitFor(async () => (await readRecord(record)).some((l) => l.phase === 'start' && l.key === 'default/in-flight'), {
-      timeoutMs: 20_000,
-      what: 'the reconcile to start',
-    });
+    await waitForRecord(record, (lines) => lines.some((l) => l.phase === 'start' && l.key === 'default/in-flight'), { timeoutMs: 20_000, what: 'the reconcile to start' });
     const sigtermAt = Date.now();
     demo.child.kill('SIGTERM');
     const exit = await demo.waitForExit(30_000);
@@ -58,16 +45,10 @@ describe('graceful shutdown of the demo operator', () => {
 
   test('a second signal forces the exit while a reconcile is still running', { timeout: 60_000 }, async () => {
     const record = join(cluster.dir, 'record-forced.jsonl');
-    const demo = operator('forced', 20_000, record);
+    const demo = cluster.operator({ identity: 'forced', workDelayMs: 20_000, reconcileLog: record, lease: LEASE });
     await demo.line(/^leader: forced \(this process\)/, 20_000);
-    const { playlists } = cluster;
-    await playlists.create({
-      apiVersion: PlaylistKind.apiVersion,
-      kind: PlaylistKind.kind,
-      metadata: { name: 'slow', namespace: 'default' },
-      spec: { title: 'Slow', interval: '1m', items: [{ type: 'dashboard_by_uid', value: 'y' }] },
-    });
-    await waitFor(async () => (await readRecord(record)).some((l) => l.phase === 'start'), { timeoutMs: 20_000, what: 'a reconcile to start' });
+    await cluster.createPlaylists(['slow']);
+    await waitForRecord(record, (lines) => lines.some((l) => l.phase === 'start'), { timeoutMs: 20_000, what: 'a reconcile to start' });
     demo.child.kill('SIGTERM');
     await waitFor(() => demo.stderr.some((l) => /received SIGTERM/.test(l)) || demo.stdout.some((l) => /received SIGTERM/.test(l)), {
       timeoutMs: 10_000,

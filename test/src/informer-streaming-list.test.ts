@@ -6,13 +6,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { Client, ConfigMapKind, HttpTransport, NamespaceKind } from '@kubeloop/resource';
+import { Client, ConfigMapKind } from '@kubeloop/resource';
 import type { ConfigMap, ListObject, ListOptions, WatchEvent, WatchOptions, WatchResponse } from '@kubeloop/resource';
 import { KubernetesBasedInformer, noopLogger } from '@kubeloop/operator';
 import type { InformerErrorContext, InformerState, ListWatchClient } from '@kubeloop/operator';
+import { KubeconfigServer } from './support/kubeconfig-server.js';
 import { waitFor } from './support/wait-for.js';
 
 /** The real client, recording each request; `onStreamEvent` runs after each event a streaming-list watch yields. */
@@ -49,25 +47,18 @@ class RecordingClient implements ListWatchClient<ConfigMap> {
 const noDelay = { next: (): number => 0, reset: (): void => undefined };
 
 describe('KubernetesBasedInformer with a streaming initial list (real HTTP)', () => {
-  let server: ApiServer;
-  let transport: HttpTransport;
+  let api: KubeconfigServer;
   let client: Client<ConfigMap>;
 
   before(async () => {
-    server = await startApiServer();
-    const kc = new KubeConfig();
-    kc.loadFromString(server.kubeconfig);
-    transport = HttpTransport.fromKubeConfig(kc);
-    client = new Client(ConfigMapKind, transport);
+    api = await KubeconfigServer.start();
+    client = new Client(ConfigMapKind, api.transport);
   });
 
-  after(async () => {
-    transport.close();
-    await server.stop();
-  });
+  after(() => api.stop());
 
   async function namespaceWith(ns: string, count: number, bytesEach = 10): Promise<void> {
-    await new Client(NamespaceKind, transport).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await api.createNamespace(ns);
     const filler = 'x'.repeat(bytesEach);
     for (let i = 0; i < count; i += 20) {
       const batch = [];
@@ -129,7 +120,7 @@ describe('KubernetesBasedInformer with a streaming initial list (real HTTP)', ()
     const recording = new RecordingClient(client);
     let drops = 0;
     recording.onStreamEvent = (count) => {
-      if (count === 5 && drops === 0) drops = server.faults.dropWatches();
+      if (count === 5 && drops === 0) drops = api.server.faults.dropWatches();
     };
     const run = start('stream-cut', recording, 'auto');
     try {
@@ -167,10 +158,10 @@ describe('KubernetesBasedInformer with a streaming initial list (real HTTP)', ()
       await run.informer.waitForSync(AbortSignal.timeout(10_000));
       await waitFor(() => recording.requests.length >= 2, { what: 'the watch after the stream' });
       // While no watch is open, a delete happens and the history is forgotten: the resume gets 410.
-      server.faults.failNext({ verb: 'watch', status: 500, count: 1 });
-      server.faults.dropWatches();
+      api.server.faults.failNext({ verb: 'watch', status: 500, count: 1 });
+      api.server.faults.dropWatches();
       await client.delete({ namespace: 'stream-gone', name: 'cm-3' });
-      server.faults.compact();
+      api.server.faults.compact();
       await waitFor(() => deleted.includes('cm-3'), { what: 'the delete found by the relist' });
       assert.equal(recording.requests.filter((r) => r === 'stream').length, 2);
       assert.equal(recording.requests.includes('list'), false);
@@ -185,26 +176,18 @@ describe('KubernetesBasedInformer with a streaming initial list (real HTTP)', ()
     await namespaceWith('stream-refused', 5);
     const refusal = { verb: 'watch', status: 422, count: 1, message: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled' } as const;
 
-    server.faults.failNext(refusal);
-    const auto = new RecordingClient(client);
-    const autoRun = start('stream-refused', auto, 'auto');
-    try {
-      await autoRun.informer.waitForSync(AbortSignal.timeout(10_000));
-      assert.deepEqual(auto.requests.slice(0, 2), ['stream', 'list']);
-      assert.equal(autoRun.informer.store.size, 5);
-    } finally {
-      await autoRun.stop();
-    }
-
-    server.faults.failNext(refusal);
-    const strict = new RecordingClient(client);
-    const strictRun = start('stream-refused', strict, 'watchList');
-    try {
-      await strictRun.informer.waitForSync(AbortSignal.timeout(10_000));
-      assert.deepEqual(strict.requests.slice(0, 2), ['stream', 'stream']);
-      assert.equal(strictRun.informer.store.size, 5);
-    } finally {
-      await strictRun.stop();
+    const firstRequests = { auto: ['stream', 'list'], watchList: ['stream', 'stream'] } as const;
+    for (const strategy of ['auto', 'watchList'] as const) {
+      api.server.faults.failNext(refusal);
+      const recording = new RecordingClient(client);
+      const run = start('stream-refused', recording, strategy);
+      try {
+        await run.informer.waitForSync(AbortSignal.timeout(10_000));
+        assert.deepEqual(recording.requests.slice(0, 2), firstRequests[strategy], strategy);
+        assert.equal(run.informer.store.size, 5, strategy);
+      } finally {
+        await run.stop();
+      }
     }
   });
 });

@@ -6,13 +6,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { Client, ConfigMapKind, HttpTransport } from '@kubeloop/resource';
+import { Client, ConfigMapKind } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
 import { JitteredExponentialBackoff, KubernetesBasedInformer, SimpleWatcher, noopLogger } from '@kubeloop/operator';
 import type { Backoff, InformerState } from '@kubeloop/operator';
+import { KubeconfigServer } from './support/kubeconfig-server.js';
 import { waitFor } from './support/wait-for.js';
 
 /** The informer's backoff, with every delay it handed out recorded. */
@@ -30,24 +28,17 @@ class RecordingBackoff implements Backoff {
 }
 
 describe('KubernetesBasedInformer watch restarts over real HTTP', () => {
-  let server: ApiServer;
-  let transport: HttpTransport;
+  let api: KubeconfigServer;
   let writer: Client<ConfigMap>;
   let informerClient: Client<ConfigMap>;
 
   before(async () => {
-    server = await startApiServer();
-    const kc = new KubeConfig();
-    kc.loadFromString(server.kubeconfig);
-    transport = HttpTransport.fromKubeConfig(kc);
-    writer = new Client(ConfigMapKind, HttpTransport.fromKubeConfig(kc));
-    informerClient = new Client(ConfigMapKind, transport);
+    api = await KubeconfigServer.start();
+    writer = new Client(ConfigMapKind, api.newTransport());
+    informerClient = new Client(ConfigMapKind, api.transport);
   });
 
-  after(async () => {
-    transport.close();
-    await server.stop();
-  });
+  after(() => api.stop());
 
   function start(namespace: string, backoff: Backoff) {
     const seen = new Map<string, string>();
@@ -82,11 +73,11 @@ describe('KubernetesBasedInformer watch restarts over real HTTP', () => {
 
     const created = await writer.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'graceful', namespace: ns }, data: { v: '1' } });
     await waitFor(() => run.seen.get('graceful') === '1', { what: 'the create' });
-    assert.equal(server.faults.dropWatches({ graceful: true }), 1);
+    assert.equal(api.server.faults.dropWatches({ graceful: true }), 1);
     await waitFor(() => run.watchStarts.length === 2, { timeoutMs: 5000, what: 'the re-watch' });
     assert.equal(run.watchStarts[1], created.metadata.resourceVersion, 'resumed from the last resourceVersion seen');
     // At once again, right after that reconnect: no event on the new watch yet, well under a second.
-    assert.equal(server.faults.dropWatches({ graceful: true }), 1);
+    assert.equal(api.server.faults.dropWatches({ graceful: true }), 1);
     await waitFor(() => run.watchStarts.length === 3, { timeoutMs: 5000, what: 'the second re-watch' });
 
     await writer.patch({ namespace: ns, name: 'graceful' }, { merge: { data: { v: '2' } } });
@@ -109,7 +100,7 @@ describe('KubernetesBasedInformer watch restarts over real HTTP', () => {
       const starts = run.watchStarts.length;
       await writer.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `fault-${fault}`, namespace: ns }, data: { v: String(fault) } });
       await waitFor(() => run.seen.get(`fault-${fault}`) === String(fault), { what: `the event before fault ${fault}` });
-      server.faults.dropWatches({ midLine: true });
+      api.server.faults.dropWatches({ midLine: true });
       await waitFor(() => run.watchStarts.length > starts, { timeoutMs: 10_000, what: `the re-watch after fault ${fault}` });
     }
     assert.deepEqual(backoff.delays, [800, 800, 800, 800]);

@@ -6,28 +6,22 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { Kubectl } from './support/kubectl.js';
+import type { Kubectl } from './support/kubectl.js';
+import { KubectlServer } from './support/kubectl-server.js';
 import { rawRequest } from './support/raw-api.js';
-import { TempDirs } from './support/temp-dir.js';
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };
 
 describe('kubectl with Deployments, Services and other built-in kinds', { timeout: 120_000 }, () => {
-  const temp = new TempDirs();
-  let server: ApiServer;
+  let env: KubectlServer;
   let kubectl: Kubectl;
 
   before(async () => {
-    server = await startApiServer();
-    kubectl = await Kubectl.create(server.kubeconfig, await temp.make('kubectl'));
+    env = await KubectlServer.start();
+    kubectl = env.kubectl;
   });
 
-  after(async () => {
-    await server.stop();
-    await temp.removeAll();
-  });
+  after(() => env.stop());
 
   test('create deployment, expose, scale: the objects are stored with their defaults', async () => {
     assert.match(await kubectl.ok(['create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=2', '--port=8080']), /deployment\.apps\/web created/);
@@ -53,7 +47,7 @@ describe('kubectl with Deployments, Services and other built-in kinds', { timeou
 
   test('cluster-info names the server', async () => {
     const out = await kubectl.ok(['cluster-info']);
-    assert.ok(out.includes(`Kubernetes control plane is running at ${server.url}`), out);
+    assert.ok(out.includes(`Kubernetes control plane is running at ${env.server.url}`), out);
   });
 
   test('rollout status times out with no controller, and succeeds once the status a controller would write is there', async () => {
@@ -62,7 +56,7 @@ describe('kubectl with Deployments, Services and other built-in kinds', { timeou
     // No controller observes the spec: kubectl waits for status.observedGeneration.
     assert.match(waiting.stdout + waiting.stderr, /Waiting for deployment spec update to be observed/);
     const status = { observedGeneration: 2, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 };
-    const res = await rawRequest(server.url, 'PATCH', '/apis/apps/v1/namespaces/default/deployments/web/status', { body: { status }, contentType: 'application/merge-patch+json' });
+    const res = await rawRequest(env.server.url, 'PATCH', '/apis/apps/v1/namespaces/default/deployments/web/status', { body: { status }, contentType: 'application/merge-patch+json' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.match(await kubectl.ok(['rollout', 'status', 'deployment/web', '--timeout=10s']), /deployment "web" successfully rolled out/);
     assert.match(await kubectl.ok(['get', 'deployment', 'web']), /^web\s+3\/3\s+3\s+3\s+\d+s$/m);
@@ -110,9 +104,9 @@ spec:
   });
 
   test('over TLS with a bearer token, kubectl verifies the server with the kubeconfig CA; a wrong token is refused', async () => {
-    const secured = await startApiServer({ tls: true, token: 'kubectl-token' });
+    const secured = await KubectlServer.start({ tls: true, token: 'kubectl-token' });
     try {
-      const client = await Kubectl.create(secured.kubeconfig, await temp.make('kubectl-tls'));
+      const client = secured.kubectl;
       assert.match(await client.ok(['create', 'deployment', 'tls', '--image=nginx']), /deployment\.apps\/tls created/);
       assert.match(await client.ok(['get', 'deployments']), /^tls\s+0\/1\s+/m);
       const denied = await client.run(['get', 'deployments', '--token=wrong']);

@@ -8,12 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { fileURLToPath } from 'node:url';
-import { startApiServer } from '@kubeloop/apiserver';
 import type { ApiServer } from '@kubeloop/apiserver';
-import { Kubectl } from './support/kubectl.js';
-import type { KubectlProcess } from './support/kubectl.js';
+import type { Kubectl } from './support/kubectl.js';
+import { KubectlServer } from './support/kubectl-server.js';
 import { rawRequest } from './support/raw-api.js';
-import { TempDirs } from './support/temp-dir.js';
 import { waitFor } from './support/wait-for.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
@@ -21,27 +19,16 @@ const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${n
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown>; spec?: Record<string, unknown> };
 
 describe('kubectl against the embedded API server', { timeout: 180_000 }, () => {
-  const temp = new TempDirs();
-  const running: KubectlProcess[] = [];
+  let env: KubectlServer;
   let server: ApiServer;
   let kubectl: Kubectl;
 
   before(async () => {
-    server = await startApiServer();
-    kubectl = await Kubectl.create(server.kubeconfig, await temp.make('kubectl'));
+    env = await KubectlServer.start();
+    ({ server, kubectl } = env);
   });
 
-  after(async () => {
-    await Promise.all(running.map((p) => p.kill()));
-    await server.stop();
-    await temp.removeAll();
-  });
-
-  function spawn(args: string[]): KubectlProcess {
-    const p = kubectl.spawn(args);
-    running.push(p);
-    return p;
-  }
+  after(() => env.stop());
 
   const widgetPath = '/apis/example.com/v1/namespaces/default/widgets';
 
@@ -82,7 +69,7 @@ describe('kubectl against the embedded API server', { timeout: 180_000 }, () => 
   });
 
   test('get -w prints a change another client makes', async () => {
-    const watch = spawn(['get', 'widgets', '-n', 'default', '-w', '-o', 'jsonpath={.metadata.name}={.spec.replicas}{"\\n"}']);
+    const watch = env.spawn(['get', 'widgets', '-n', 'default', '-w', '-o', 'jsonpath={.metadata.name}={.spec.replicas}{"\\n"}']);
     await watch.waitForOutput('w1=2\n');
     const patched = await rawRequest(server.url, 'PATCH', `${widgetPath}/w1`, {
       body: { spec: { replicas: 7 } },
@@ -94,7 +81,7 @@ describe('kubectl against the embedded API server', { timeout: 180_000 }, () => 
   });
 
   test('get -w with the default output prints the columns once, then a row per change', async () => {
-    const watch = spawn(['get', 'widgets', '-n', 'default', '-w']);
+    const watch = env.spawn(['get', 'widgets', '-n', 'default', '-w']);
     await watch.waitForOutput(/^NAME\s+REPLICAS\nw1\s+7\n/);
     const patched = await rawRequest(server.url, 'PATCH', `${widgetPath}/w1`, {
       body: { spec: { replicas: 8 } },
@@ -153,7 +140,7 @@ describe('kubectl against the embedded API server', { timeout: 180_000 }, () => 
 
   test('delete waits for the finalizer another client removes, then completes', async () => {
     await kubectl.ok(['patch', 'widget', 'w1', '-n', 'default', '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}']);
-    const deleting = spawn(['delete', 'widget', 'w1', '-n', 'default', '--timeout=60s']);
+    const deleting = env.spawn(['delete', 'widget', 'w1', '-n', 'default', '--timeout=60s']);
     const marked = await waitFor(
       async () => {
         const got = await rawRequest<Obj>(server.url, 'GET', `${widgetPath}/w1`);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, LeaseKind } from '@kubeloop/resource';
 import { DemoCluster } from './support/demo-cluster.js';
 import type { DemoProcess } from './support/demo-process.js';
-import { intervals, readRecord } from './support/reconcile-record.js';
+import { intervals, isMidReconcile, readRecord, waitForRecord } from './support/reconcile-record.js';
 import { waitFor } from './support/wait-for.js';
 
 const LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
@@ -33,14 +33,11 @@ describe('leader election between two operator processes', () => {
     const names = ['one', 'two', 'three', 'four', 'five', 'six'];
     await cluster.createPlaylists(names);
     // Kill the leader while it is in the middle of a reconcile.
-    await waitFor(
-      async () => {
-        const lines = (await readRecord(record)).filter((l) => l.identity === 'alpha');
-        const last = lines[lines.length - 1];
-        return lines.length >= 4 && last?.phase === 'start';
-      },
-      { timeoutMs: 30_000, intervalMs: 10, what: 'alpha to be mid-reconcile' },
-    );
+    await waitForRecord(record, (lines) => lines.filter((l) => l.identity === 'alpha').length >= 4 && isMidReconcile(lines, 'alpha'), {
+      timeoutMs: 30_000,
+      intervalMs: 10,
+      what: 'alpha to be mid-reconcile',
+    });
     a.child.kill('SIGKILL');
     await a.exited;
     const killedAt = Date.now();

@@ -1,13 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from '@kubeloop/apiserver';
+import { startTestEnv } from '@kubeloop/apiserver/testing';
+import type { TestEnv } from '@kubeloop/apiserver/testing';
 import { Client, HttpTransport, LeaseKind, isConflict, isMicroTime, loadKubeConfig } from '@kubeloop/resource';
 import type { Lease } from '@kubeloop/resource';
 import { LeaderElector } from '@kubeloop/operator';
 import { waitFor } from './support/wait-for.js';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 // Short timings keep the test quick; their ratios are client-go's.
 const TIMINGS = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
@@ -15,25 +13,22 @@ const TIMINGS = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 2
 const LONG_LEASE = { leaseDurationMs: 10_000, renewDeadlineMs: 6000 };
 
 describe('LeaderElector against the embedded API server', () => {
-  let server: Awaited<ReturnType<typeof startApiServer>>;
+  let env: TestEnv;
   let transport: HttpTransport;
   let leases: Client<Lease>;
-  let dir: string;
   const stops: AbortController[] = [];
 
   before(async () => {
-    server = await startApiServer();
-    dir = await mkdtemp(join(tmpdir(), 'kubeloop-le-'));
-    await server.writeKubeconfig(join(dir, 'kubeconfig'));
-    transport = HttpTransport.fromKubeConfig(loadKubeConfig({ kubeconfigPath: join(dir, 'kubeconfig') }));
+    env = await startTestEnv();
+    // The electors' client reads the kubeconfig file, as an operator's main does.
+    transport = HttpTransport.fromKubeConfig(loadKubeConfig({ kubeconfigPath: env.kubeconfigPath }));
     leases = new Client(LeaseKind, transport);
   });
 
   after(async () => {
     for (const s of stops) s.abort();
     transport.close();
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
+    await env.stop();
   });
 
   function elector(name: string, identity: string, extra: Partial<ConstructorParameters<typeof LeaderElector>[0]> = {}): { elector: LeaderElector; leading: string[] } {

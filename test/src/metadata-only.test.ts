@@ -5,37 +5,28 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { Client, HttpTransport, MetadataClient, NamespaceKind, SecretKind, isApiError } from '@kubeloop/resource';
+import { Client, MetadataClient, SecretKind, isApiError } from '@kubeloop/resource';
 import type { PartialObjectMetadata, Secret, WatchEvent } from '@kubeloop/resource';
 import { KubernetesBasedInformer, noopLogger } from '@kubeloop/operator';
+import { KubeconfigServer } from './support/kubeconfig-server.js';
 import { waitFor } from './support/wait-for.js';
 
 describe('metadata-only reads and informers (real HTTP)', () => {
-  let server: ApiServer;
-  let transport: HttpTransport;
+  let api: KubeconfigServer;
   let secrets: Client<Secret>;
   let metadata: MetadataClient;
 
   before(async () => {
-    server = await startApiServer();
-    const kc = new KubeConfig();
-    kc.loadFromString(server.kubeconfig);
-    transport = HttpTransport.fromKubeConfig(kc);
-    secrets = new Client(SecretKind, transport);
-    metadata = new MetadataClient(SecretKind, transport);
-    await new Client(NamespaceKind, transport).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'meta' } });
+    api = await KubeconfigServer.start();
+    secrets = new Client(SecretKind, api.transport);
+    metadata = new MetadataClient(SecretKind, api.transport);
+    await api.createNamespace('meta');
     for (const name of ['one', 'two', 'three']) {
       await secrets.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'meta', labels: { app: name } }, stringData: { password: `${name}-secret` } });
     }
   });
 
-  after(async () => {
-    transport.close();
-    await server.stop();
-  });
+  after(() => api.stop());
 
   test('list, get and pages answer PartialObjectMetadata: names, labels, resourceVersions, never the data', async () => {
     const list = await metadata.list('meta');

@@ -1,9 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startApiServer } from '@kubeloop/apiserver';
+import { startTestEnv } from '@kubeloop/apiserver/testing';
+import type { TestEnv } from '@kubeloop/apiserver/testing';
 import { Client, ConfigMapKind, HttpTransport, LeaseKind, loadKubeConfig } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
 import {
@@ -57,8 +55,7 @@ function value(samples: Sample[], name: string, labels: Record<string, string> =
 }
 
 describe('/metrics of a running operator', () => {
-  let server: Awaited<ReturnType<typeof startApiServer>>;
-  let dir: string;
+  let env: TestEnv;
   let transport: HttpTransport;
   const stop = new AbortController();
   let running: Promise<RunOperatorResult> | undefined;
@@ -66,10 +63,9 @@ describe('/metrics of a running operator', () => {
   let reconciled = 0;
 
   before(async () => {
-    server = await startApiServer();
-    dir = await mkdtemp(join(tmpdir(), 'kubeloop-metrics-'));
-    await server.writeKubeconfig(join(dir, 'kubeconfig'));
-    transport = HttpTransport.fromKubeConfig(loadKubeConfig({ kubeconfigPath: join(dir, 'kubeconfig') }));
+    env = await startTestEnv();
+    // The operator reads the kubeconfig file, as its main does.
+    transport = HttpTransport.fromKubeConfig(loadKubeConfig({ kubeconfigPath: env.kubeconfigPath }));
 
     const configMaps = new Client(ConfigMapKind, transport);
     const informerMetrics = new InformerMetrics();
@@ -103,8 +99,7 @@ describe('/metrics of a running operator', () => {
     stop.abort();
     await running;
     transport.close();
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
+    await env.stop();
   });
 
   async function scrape(): Promise<ReturnType<typeof parsePrometheusText>> {

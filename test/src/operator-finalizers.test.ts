@@ -5,10 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { Client, ConfigMapKind, HttpTransport, isNotFound } from '@kubeloop/resource';
+import { Client, ConfigMapKind, isNotFound } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
 import {
   DefaultFinalizerSupplier,
@@ -22,29 +19,25 @@ import {
   noopLogger,
   removeFinalizer,
 } from '@kubeloop/operator';
+import { KubeconfigServer } from './support/kubeconfig-server.js';
 import { waitFor } from './support/wait-for.js';
 
 const F = DefaultFinalizerSupplier(ConfigMapKind);
 const OTHER = 'other.example.com/keep';
 
 describe('finalizers end to end against the embedded API server', () => {
-  let server: ApiServer;
-  let transport: HttpTransport;
+  let api: KubeconfigServer;
   let client: Client<ConfigMap>;
   const stops: AbortController[] = [];
 
   before(async () => {
-    server = await startApiServer();
-    const kc = new KubeConfig();
-    kc.loadFromString(server.kubeconfig);
-    transport = HttpTransport.fromKubeConfig(kc);
-    client = new Client(ConfigMapKind, transport);
+    api = await KubeconfigServer.start();
+    client = new Client(ConfigMapKind, api.transport);
   });
 
   after(async () => {
     for (const s of stops) s.abort();
-    transport.close();
-    await server.stop();
+    await api.stop();
   });
 
   /** One operator run: an InformerController with an OpinionatedReconciler that records what it is asked. */

@@ -4,14 +4,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { Client, ConfigMapKind, HttpTransport, isNotFound } from '@kubeloop/resource';
+import { Client, ConfigMapKind, isNotFound } from '@kubeloop/resource';
 import type { ConfigMap, KubeObject } from '@kubeloop/resource';
 import { JitteredExponentialBackoff, KubernetesBasedInformer, SimpleWatcher } from '@kubeloop/operator';
 import type { InformerErrorPhase, ListWatchClient, PatchClient, RelistReason } from '@kubeloop/operator';
 import { Prng } from '@kubeloop/apiserver/testing';
+import { KubeconfigServer } from './support/kubeconfig-server.js';
 import { waitFor } from './support/wait-for.js';
 
 /** What handlers saw, as a cache rebuilt from events only. */
@@ -33,21 +31,15 @@ function summary(objects: Iterable<KubeObject>): string[] {
 }
 
 describe('KubernetesBasedInformer against the embedded API server', () => {
-  let server: ApiServer;
-  let transport: HttpTransport;
-  let writerTransport: HttpTransport;
+  let api: KubeconfigServer;
   let informerClient: Client<ConfigMap>;
   let writer: Client<ConfigMap>;
   const stops: AbortController[] = [];
 
   before(async () => {
-    server = await startApiServer();
-    const kc = new KubeConfig();
-    kc.loadFromString(server.kubeconfig);
-    transport = HttpTransport.fromKubeConfig(kc);
-    writerTransport = HttpTransport.fromKubeConfig(kc);
-    informerClient = new Client(ConfigMapKind, transport);
-    writer = new Client(ConfigMapKind, writerTransport);
+    api = await KubeconfigServer.start();
+    informerClient = new Client(ConfigMapKind, api.transport);
+    writer = new Client(ConfigMapKind, api.newTransport());
     // Client<T> is what the operator's small interfaces describe.
     const asListWatch: ListWatchClient<ConfigMap> = informerClient;
     const asPatch: PatchClient<ConfigMap> = informerClient;
@@ -56,9 +48,7 @@ describe('KubernetesBasedInformer against the embedded API server', () => {
 
   after(async () => {
     for (const s of stops) s.abort();
-    transport.close();
-    writerTransport.close();
-    await server.stop();
+    await api.stop();
   });
 
   function start(namespace: string, options: { pageSize?: number } = {}) {
@@ -101,20 +91,20 @@ describe('KubernetesBasedInformer against the embedded API server', () => {
       }
       if (op % 20 === 10) {
         const fault = random();
-        if (fault < 0.25) server.faults.dropWatches({ midLine: random() < 0.5 });
+        if (fault < 0.25) api.server.faults.dropWatches({ midLine: random() < 0.5 });
         else if (fault < 0.5) {
-          server.faults.compact();
-          server.faults.dropWatches();
+          api.server.faults.compact();
+          api.server.faults.dropWatches();
         } else if (fault < 0.7) {
-          server.faults.failNext({ verb: 'watch', resource: 'configmaps', status: 503, count: 2 });
-          server.faults.dropWatches();
+          api.server.faults.failNext({ verb: 'watch', resource: 'configmaps', status: 503, count: 2 });
+          api.server.faults.dropWatches();
         } else if (fault < 0.85) {
-          server.faults.failNext({ verb: 'list', resource: 'configmaps', status: 500 });
-          server.faults.compact();
-          server.faults.dropWatches();
+          api.server.faults.failNext({ verb: 'list', resource: 'configmaps', status: 500 });
+          api.server.faults.compact();
+          api.server.faults.dropWatches();
         } else {
-          server.faults.failNext({ verb: 'watch', resource: 'configmaps', status: 429, retryAfterSeconds: 1 });
-          server.faults.dropWatches();
+          api.server.faults.failNext({ verb: 'watch', resource: 'configmaps', status: 429, retryAfterSeconds: 1 });
+          api.server.faults.dropWatches();
         }
       }
     }
@@ -141,13 +131,13 @@ describe('KubernetesBasedInformer against the embedded API server', () => {
     const oldUid = mirror.objects.get('reborn')!.metadata.uid;
 
     // Blind the informer: watches refused, the open one cut; change things; forget history; let it back.
-    server.faults.failNext({ verb: 'watch', resource: 'configmaps', status: 500, count: 1_000_000 });
-    server.faults.dropWatches();
+    api.server.faults.failNext({ verb: 'watch', resource: 'configmaps', status: 500, count: 1_000_000 });
+    api.server.faults.dropWatches();
     await writer.delete({ namespace: ns, name: 'gap' });
     await writer.delete({ namespace: ns, name: 'reborn' });
     await writer.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'reborn', namespace: ns }, data: { v: 'new' } });
-    server.faults.compact();
-    server.faults.reset();
+    api.server.faults.compact();
+    api.server.faults.reset();
 
     await waitFor(() => mirror.deletes.length >= 2, { timeoutMs: 10_000, what: 'the deletes of the gap' });
     const gapDelete = mirror.deletes.find((d) => d.metadata.name === 'gap')!;

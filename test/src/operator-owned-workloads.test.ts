@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import { eventually, runController, startTestEnv } from '@kubeloop/apiserver/testing';
 import type { StopController, TestEnv } from '@kubeloop/apiserver/testing';
 import { defineKindFor, isNotFound } from '@kubeloop/resource';
-import type { Client, CustomResourceDefinition, KubeObject } from '@kubeloop/resource';
+import type { Client, KubeObject } from '@kubeloop/resource';
 import { InformerController, KubernetesBasedInformer, Operator, SimpleReconciler } from '@kubeloop/operator';
+import { testCrd } from './support/crd.js';
 
 type Widget = KubeObject<{ size: number; image: string }, { readyReplicas?: number }>;
 type Deployment = KubeObject<{ replicas?: number }, { readyReplicas?: number; observedGeneration?: number }>;
@@ -57,33 +58,7 @@ async function reconcileWidget(widget: Widget, clients: { widgets: Client<Widget
   if (widget.status?.readyReplicas !== ready) await clients.widgets.updateStatus({ ...widget, status: { readyReplicas: ready } });
 }
 
-const widgetCrd: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer' }, image: { type: 'string' } } },
-              status: { type: 'object', properties: { readyReplicas: { type: 'integer' } } },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+const widgetCrd = testCrd({ group: 'example.com', kind: 'Widget', spec: { size: { type: 'integer' }, image: { type: 'string' } }, status: { readyReplicas: { type: 'integer' } } });
 
 /** The operator: Widgets, and the Deployments they own (a Deployment's status change reconciles its Widget). */
 function widgetOperator(clients: { widgets: Client<Widget>; deployments: Client<Deployment>; services: Client<Service> }): Operator {

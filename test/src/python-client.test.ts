@@ -7,12 +7,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { TempDirs } from './support/temp-dir.js';
+import { startTestEnv } from '@kubeloop/apiserver/testing';
+import type { TestEnv } from '@kubeloop/apiserver/testing';
 
 const python = '/usr/bin/python3';
 const scenarios = fileURLToPath(new URL('../python/client_scenarios.py', import.meta.url));
@@ -26,36 +23,27 @@ function runScenario(kubeconfig: string, scenario: string): Promise<{ code: numb
 }
 
 describe('the Python Kubernetes client against the embedded API server', { timeout: 180_000 }, () => {
-  const temp = new TempDirs();
-  let server: ApiServer;
-  let kubeconfig: string;
+  let env: TestEnv;
 
   before(async () => {
-    server = await startApiServer();
-    kubeconfig = join(await temp.make('python'), 'kubeconfig');
-    await writeFile(kubeconfig, server.kubeconfig, 'utf8');
+    env = await startTestEnv();
   });
 
-  after(async () => {
-    await server.stop();
-    await temp.removeAll();
-  });
+  after(() => env.stop());
 
   for (const scenario of ['crud', 'watch', 'patch', 'custom-objects', 'deployment-service']) {
     test(`scenario ${scenario} passes`, async () => {
-      const result = await runScenario(kubeconfig, scenario);
+      const result = await runScenario(env.kubeconfigPath, scenario);
       assert.equal(result.code, 0, `python3 ${scenario} failed:\n${result.stdout}\n${result.stderr}`);
       assert.equal(result.stdout.trim(), `ok ${scenario}`);
     });
   }
 
   test('over TLS with a bearer token (the CA and token from the kubeconfig), CRUD and watch pass', async () => {
-    const secured = await startApiServer({ tls: true, token: 'python-token' });
+    const secured = await startTestEnv({ server: { tls: true, token: 'python-token' } });
     try {
-      const path = join(await temp.make('python-tls'), 'kubeconfig');
-      await writeFile(path, secured.kubeconfig, 'utf8');
       for (const scenario of ['crud', 'watch']) {
-        const result = await runScenario(path, scenario);
+        const result = await runScenario(secured.kubeconfigPath, scenario);
         assert.equal(result.code, 0, `python3 ${scenario} over TLS failed:\n${result.stdout}\n${result.stderr}`);
       }
     } finally {

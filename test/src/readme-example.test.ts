@@ -2,41 +2,19 @@
 // that the first code a newcomer copies is known to compile and to work.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startApiServer } from '@kubeloop/apiserver';
-import { createClient, defineKindFor, loadKubeConfig, CustomResourceDefinitionKind } from '@kubeloop/resource';
+import { startTestEnv } from '@kubeloop/apiserver/testing';
+import { createClient, defineKindFor, loadKubeConfig } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import { InformerController, KubernetesBasedInformer, Operator, ReconcileAction, SimpleReconciler } from '@kubeloop/operator';
+import { testCrd } from './support/crd.js';
 import { waitFor } from './support/wait-for.js';
 
 test('the README controller example reconciles a Widget created on the embedded API server', async () => {
-  const server = await startApiServer();
-  const dir = await mkdtemp(join(tmpdir(), 'kubeloop-readme-'));
+  // The example loads the kubeconfig from a file, as a program run against a cluster does.
+  const env = await startTestEnv({ crds: [testCrd({ group: 'example.com', kind: 'Widget', spec: { size: { type: 'integer' } } })] });
+  const { kubeconfigPath } = env;
   const stop = new AbortController();
   try {
-    const kubeconfigPath = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfigPath);
-    await createClient(CustomResourceDefinitionKind, loadKubeConfig({ kubeconfigPath })).create({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
-          },
-        ],
-      },
-    });
-
     const seen: string[] = [];
     // --- the README example, with the log line recorded and the signal under the test's control ---
     type Widget = KubeObject<{ size: number }>;
@@ -71,7 +49,6 @@ test('the README controller example reconciles a Widget created on the embedded 
     assert.deepEqual(seen, ['Created w1 3', 'Updated w1 4']);
   } finally {
     stop.abort();
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
+    await env.stop();
   }
 });

@@ -4,36 +4,27 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
-import { Client, ConfigMapKind, HttpTransport, NamespaceKind } from '@kubeloop/resource';
+import { Client, ConfigMapKind } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
 import { InformerController, InformerMetrics, SharedInformerFactory, SimpleReconciler, noopLogger } from '@kubeloop/operator';
+import { KubeconfigServer } from './support/kubeconfig-server.js';
 import { waitFor } from './support/wait-for.js';
 
 describe('shared informers (real HTTP)', () => {
-  let server: ApiServer;
-  let transport: HttpTransport;
+  let api: KubeconfigServer;
 
   before(async () => {
-    server = await startApiServer();
-    const kc = new KubeConfig();
-    kc.loadFromString(server.kubeconfig);
-    transport = HttpTransport.fromKubeConfig(kc);
-    await new Client(NamespaceKind, transport).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shared' } });
+    api = await KubeconfigServer.start();
+    await api.createNamespace('shared');
   });
 
-  after(async () => {
-    transport.close();
-    await server.stop();
-  });
+  after(() => api.stop());
 
   test('two controllers, one list and one watch; the second stopping keeps the first fed; the last stops the watch', { timeout: 30_000 }, async () => {
-    const configMaps = new Client(ConfigMapKind, transport);
+    const configMaps = new Client(ConfigMapKind, api.transport);
     await configMaps.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'before', namespace: 'shared' }, data: {} });
     const metrics = new InformerMetrics();
-    const factory = new SharedInformerFactory({ transport, informerOptions: { logger: noopLogger, metrics } });
+    const factory = new SharedInformerFactory({ transport: api.transport, informerOptions: { logger: noopLogger, metrics } });
     const seen = [new Set<string>(), new Set<string>()];
     const stops = seen.map(() => new AbortController());
     const runs = seen.map((names, i) => {
@@ -72,6 +63,6 @@ describe('shared informers (real HTTP)', () => {
     }
     assert.equal(factory.size, 0);
     // The run resolved once the shared informer had stopped; the server notices the closed connection a moment later.
-    await waitFor(() => server.faults.dropWatches() === 0, { what: 'no watch left open on the server' });
+    await waitFor(() => api.server.faults.dropWatches() === 0, { what: 'no watch left open on the server' });
   });
 });

@@ -1,8 +1,9 @@
 // A user's program against the packed tarballs: the public entry points imported and typed, and an
 // operator run against the embedded API server through the test kit.
+import { readFile } from 'node:fs/promises';
 import { startTestEnv, eventually, runController } from '@kubeloop/apiserver/testing';
 import { kubeconfigFor } from '@kubeloop/apiserver';
-import { ConfigMapKind, defineKind, findCondition, identifierOf, setCondition, setControllerReference } from '@kubeloop/resource';
+import { ConfigMapKind, YamlCodec, defineKind, findCondition, identifierOf, setCondition, setControllerReference } from '@kubeloop/resource';
 import type { Condition, CustomResourceDefinition } from '@kubeloop/resource';
 import { InformerController, KubernetesBasedInformer, Operator, ReconcileAction, SimpleReconciler, createOrUpdate, noopLogger } from '@kubeloop/operator';
 import { newController } from '@kubeloop/operator/reconcile';
@@ -11,33 +12,8 @@ import { newStdReconciler } from '@kubeloop/operator/extra';
 import { Duration } from 'luxon';
 
 const TaskKind = defineKind<{ command: string }, { conditions?: Condition[] }>({ group: 'packed.example.com', version: 'v1', kind: 'Task' });
-const taskCrd: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'tasks.packed.example.com' },
-  spec: {
-    group: 'packed.example.com',
-    scope: 'Namespaced',
-    names: { plural: 'tasks', singular: 'task', kind: 'Task' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { command: { type: 'string' } } },
-              status: { type: 'object', properties: { conditions: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+// The CRD manifest, decoded by the packed YAML codec.
+const taskCrd = new YamlCodec<CustomResourceDefinition>().decode(await readFile(new URL('../task-crd.yaml', import.meta.url), 'utf8'));
 
 const env = await startTestEnv({ crds: [taskCrd] });
 const tasks = env.client(TaskKind);

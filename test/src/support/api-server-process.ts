@@ -7,6 +7,8 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { exitOf } from './child-exit.js';
+import type { Exit } from './child-exit.js';
 
 /** The compiled CLI (`tsc -b` builds it). Same depth from `test/src/support` and `test/dist/support`. */
 export const APISERVER_CLI = fileURLToPath(new URL('../../../packages/apiserver/dist/cli.js', import.meta.url));
@@ -30,14 +32,14 @@ export class ApiServerProcess {
   /** Everything the process wrote to stderr so far (diagnostics such as log corruption). */
   stderr = '';
   /** Resolves with the exit code or signal. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly exited: Promise<Exit>;
 
   private constructor(
     private readonly child: ChildProcess,
     /** `http://127.0.0.1:<port>`. */
     readonly url: string,
     stderrSoFar: string,
-    exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>,
+    exited: Promise<Exit>,
   ) {
     this.stderr = stderrSoFar;
     this.exited = exited;
@@ -58,7 +60,7 @@ export class ApiServerProcess {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+    const exited = exitOf(child);
     const timeoutMs = options.startTimeoutMs ?? 15_000;
     return new Promise((resolve, reject) => {
       let stdout = '';

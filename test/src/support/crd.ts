@@ -9,6 +9,8 @@ export interface TestCrdOptions {
   version?: string;
   /** `properties` of `spec`. Default: none. */
   spec?: Record<string, JSONSchemaProps>;
+  /** `required` of `spec`. Default: none. */
+  specRequired?: string[];
   /** `properties` of `status`. Default: none. */
   status?: Record<string, JSONSchemaProps>;
   /** Default: none. */
@@ -37,7 +39,10 @@ export function testCrd(options: TestCrdOptions): CustomResourceDefinition {
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              properties: { spec: { type: 'object', properties: options.spec ?? {} }, status: { type: 'object', properties: options.status ?? {} } },
+              properties: {
+                spec: { type: 'object', ...(options.specRequired ? { required: options.specRequired } : {}), properties: options.spec ?? {} },
+                status: { type: 'object', properties: options.status ?? {} },
+              },
             },
           },
         },

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineKind } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
+import { exitOf, exitWithin } from './child-exit.js';
+import type { Exit } from './child-exit.js';
 import { waitFor } from './wait-for.js';
 
 /** The compiled demo entry point (`tsc -b` builds it with the rest of the tree). */
@@ -64,12 +66,6 @@ export function demoOperatorArgs(o: DemoOperatorArgs): string[] {
   ];
 }
 
-/** How a child process ended. */
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
 /** A running demo process with its output collected. */
 export class DemoProcess {
   readonly child: ChildProcess;
@@ -87,12 +83,7 @@ export class DemoProcess {
     this.child = spawn(process.execPath, [DEMO_MAIN, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     collectLines(this.child.stdout!, this.stdout);
     collectLines(this.child.stderr!, this.stderr);
-    this.exited = new Promise<Exit>((resolve) => {
-      this.child.once('exit', (code, signal) => {
-        this.exit = { code, signal };
-        resolve(this.exit);
-      });
-    });
+    this.exited = exitOf(this.child).then((exit) => (this.exit = exit));
   }
 
   /** Resolves with the first stdout line matching `pattern` (also one printed earlier). */
@@ -109,13 +100,8 @@ export class DemoProcess {
   }
 
   /** Waits for the exit, killing the process (SIGKILL) if it takes longer than `timeoutMs`. */
-  async waitForExit(timeoutMs: number): Promise<Exit> {
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(timer);
-    }
+  waitForExit(timeoutMs: number): Promise<Exit> {
+    return exitWithin(this.child, this.exited, timeoutMs);
   }
 
   /** Everything printed so far, for assertion messages. */

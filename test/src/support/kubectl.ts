@@ -8,6 +8,8 @@ import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import { exitOf, exitWithin } from './child-exit.js';
+import type { Exit } from './child-exit.js';
 import { waitFor } from './wait-for.js';
 
 /**
@@ -125,9 +127,9 @@ export class KubectlProcess {
   /** Everything written to stderr so far. */
   stderr = '';
   /** Set once the process has exited. */
-  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  exit: Exit | undefined;
   /** Resolves when the process exits. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly exited: Promise<Exit>;
 
   constructor(
     private readonly child: ChildProcess,
@@ -135,13 +137,7 @@ export class KubectlProcess {
   ) {
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
-    this.exited = new Promise((resolve) => {
-      // 'close' rather than 'exit': all output has been read by then.
-      child.on('close', (code, signal) => {
-        this.exit = { code, signal };
-        resolve(this.exit);
-      });
-    });
+    this.exited = exitOf(child).then((exit) => (this.exit = exit));
   }
 
   /** Waits until stdout matches `pattern`. */
@@ -156,15 +152,10 @@ export class KubectlProcess {
   }
 
   /** Waits for the process to exit on its own, killing it after `timeoutMs`. */
-  async waitForExit(timeoutMs = 30_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
-    try {
-      const exit = await this.exited;
-      if (exit.signal === 'SIGKILL') throw new Error(`kubectl ${this.args.join(' ')} did not exit within ${timeoutMs} ms\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
-      return exit;
-    } finally {
-      clearTimeout(timer);
-    }
+  async waitForExit(timeoutMs = 30_000): Promise<Exit> {
+    const exit = await exitWithin(this.child, this.exited, timeoutMs);
+    if (exit.signal === 'SIGKILL') throw new Error(`kubectl ${this.args.join(' ')} did not exit within ${timeoutMs} ms\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
+    return exit;
   }
 
   /** Stops the process (no-op once it has exited) and waits for it. */

@@ -3,6 +3,8 @@
  * and end), as tests of operator processes read it: who reconciled what, when, with what outcome.
  */
 import { readFile } from 'node:fs/promises';
+import { waitFor } from './wait-for.js';
+import type { WaitForOptions } from './wait-for.js';
 
 /** One line of the log. */
 export interface RecordLine {
@@ -39,6 +41,19 @@ export async function readRecord(file: string): Promise<RecordLine[]> {
         return [];
       }
     });
+}
+
+/** Polls the log until `condition` holds for its lines, and returns them. */
+export function waitForRecord(file: string, condition: (lines: RecordLine[]) => boolean, options: WaitForOptions): Promise<RecordLine[]> {
+  return waitFor(async () => {
+    const lines = await readRecord(file);
+    return condition(lines) ? lines : undefined;
+  }, options);
+}
+
+/** True when the last line `identity` wrote starts a reconcile: the process is in the middle of one. */
+export function isMidReconcile(lines: readonly RecordLine[], identity: string): boolean {
+  return lines.findLast((l) => l.identity === identity)?.phase === 'start';
 }
 
 /** Per key, the intervals [start, end] of the reconciles of `identity`; a start without end lasts until `openUntil`. */

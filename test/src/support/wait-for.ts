@@ -1,4 +1,5 @@
-/** Waiting on real I/O: poll a condition until it holds or a deadline passes. */
+/** Waiting on real I/O: poll a condition until it holds or a deadline passes, through the test kit's `eventually`. */
+import { eventually } from '@kubeloop/apiserver/testing';
 
 /** Options of {@link waitFor}. */
 export interface WaitForOptions {
@@ -11,24 +12,14 @@ export interface WaitForOptions {
 }
 
 /**
- * Polls `condition` until it returns a truthy value, and returns that value. Errors thrown by the
- * condition count as "not yet" and the last one is reported on timeout.
+ * Polls `condition` until it returns a truthy value, and returns that value. Unlike the kit's
+ * `waitFor`, errors thrown by the condition count as "not yet" (a read racing a restart, a file not
+ * written yet) and the last one is reported on timeout.
  */
-export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitForOptions = {}): Promise<NonNullable<T>> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await condition();
-      if (value) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      const why = lastError === undefined ? '' : ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})`;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what ?? 'a condition'}${why}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 25));
-  }
+export function waitFor<T>(condition: () => T | Promise<T>, options: WaitForOptions = {}): Promise<NonNullable<T>> {
+  return eventually(async () => {
+    const value = await condition();
+    if (!value) throw new Error(`the condition returned ${String(value)}`);
+    return value;
+  }, options);
 }
