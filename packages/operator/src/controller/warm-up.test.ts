@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { VirtualClock } from '../clock.js';
 import { Controller } from '../frontends/controller/resource-controller.js';
 import { newResource } from '../frontends/controller/resource.js';
+import { ControllerLifecycle } from './controller-lifecycle.js';
 import { InformerController } from './informer-controller.js';
 import { noopLogger } from '../observability/logger.js';
 import { Operator } from './operator.js';
@@ -127,5 +128,42 @@ describe('warm-up (warm replicas)', () => {
     assert.equal(good.runs, 1);
     follow.abort();
     await assert.rejects(warming, /forbidden/);
+  });
+
+  test('ControllerLifecycle.cachesSynced holds while warming once every informer synced, with no workers yet; not once stopped', async () => {
+    const lifecycle = new ControllerLifecycle({ clock: new VirtualClock(), shutdownTimeoutMs: 1_000, name: 'test', logger: noopLogger, logAttributes: {} });
+    const informer = new SlowSyncInformer();
+    assert.equal(lifecycle.cachesSynced, false, 'idle');
+    const follow = new AbortController();
+    const warming = lifecycle.warmUp(follow.signal, { startInformers: () => lifecycle.runInformer(informer, () => undefined) });
+    assert.equal(lifecycle.cachesSynced, false, 'the initial list has not ended');
+    informer.markSynced();
+    assert.equal(lifecycle.cachesSynced, true);
+    assert.equal(lifecycle.synced, false, 'no worker while warming');
+    follow.abort();
+    await warming;
+    assert.equal(lifecycle.cachesSynced, false, 'a stopped warm-up');
+  });
+
+  test('Operator.cachesSynced follows the controllers that can tell while warming, and is false before and after', async () => {
+    let synced = false;
+    const operator = new Operator();
+    operator.addController({
+      run: async () => undefined,
+      warmUp: (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+      cachesSynced: () => synced,
+    });
+    // A controller that cannot tell does not hold the others back.
+    operator.addController({ run: async () => undefined });
+    assert.equal(operator.cachesSynced(), false, 'neither warming nor running');
+    const follow = new AbortController();
+    const warming = operator.warmUp(follow.signal);
+    assert.equal(operator.cachesSynced(), false);
+    synced = true;
+    assert.equal(operator.cachesSynced(), true);
+    assert.equal(operator.hasSynced(), false, 'no worker while warming');
+    follow.abort();
+    await warming;
+    assert.equal(operator.cachesSynced(), false, 'the warm-up ended');
   });
 });
