@@ -34,12 +34,8 @@ describe('Client over HTTP', () => {
   let server: ScriptedServer;
   let transport: HttpTransport;
 
-  before(async () => {
-    ({ server, transport } = await connectScriptedServer());
-  });
-  after(async () => {
-    await closeScriptedConnection({ server, transport });
-  });
+  before(async () => ({ server, transport } = await connectScriptedServer()));
+  after(() => closeScriptedConnection({ server, transport }));
   beforeEach(() => {
     server.requests.length = 0;
   });

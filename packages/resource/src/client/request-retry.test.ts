@@ -20,12 +20,8 @@ describe('Client retries over HTTP (virtual waits)', () => {
   /** The waits the client asked for, instead of sleeping. */
   let waits: number[];
 
-  before(async () => {
-    ({ server, transport } = await connectScriptedServer());
-  });
-  after(async () => {
-    await closeScriptedConnection({ server, transport });
-  });
+  before(async () => ({ server, transport } = await connectScriptedServer()));
+  after(() => closeScriptedConnection({ server, transport }));
   beforeEach(() => {
     server.requests.length = 0;
     waits = [];

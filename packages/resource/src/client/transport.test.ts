@@ -25,9 +25,7 @@ describe('HttpTransport', () => {
   let transport: HttpTransport;
   const dir = mkdtempSync(join(tmpdir(), 'kubeloop-transport-'));
 
-  before(async () => {
-    ({ server, transport } = await connectScriptedServer());
-  });
+  before(async () => ({ server, transport } = await connectScriptedServer()));
   after(async () => {
     await closeScriptedConnection({ server, transport });
     rmSync(dir, { recursive: true, force: true });
