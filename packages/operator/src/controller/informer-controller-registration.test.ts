@@ -14,6 +14,7 @@ import { SimpleReconciler } from '../handlers/simple-reconciler.js';
 import { FakeInformer, widget, widgetSchema } from '../testing/fake-informer.js';
 import { startEmbeddedCluster, waitFor } from '../frontends/reconcile/embedded-cluster.test-helper.js';
 import type { EmbeddedCluster } from '../frontends/reconcile/embedded-cluster.test-helper.js';
+import { runUntilStopped } from '../testing/run-until-stopped.js';
 
 /** A logger that keeps every line. */
 function recordingLogger(): Logger & { lines: { level: string; message: string; attributes: LogAttributes | undefined }[] } {
@@ -38,12 +39,10 @@ describe('registration keys', () => {
     controller.addInformer(informer);
     controller.addReconciler(new SimpleReconciler({ reconcileFunc: async (_ctx, req) => (seen.push(req.object.metadata.name), {}) }), widgetSchema);
     controller.addReconciler(new SimpleReconciler({ reconcileFunc: async (_ctx, req) => (seen.push(`by string ${req.object.metadata.name}`), {}) }), 'Widget.test.kubeloop.dev');
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     informer.add(widget('w1'));
     await controller.whenIdle();
-    stop.abort();
-    await running;
+    await stop();
     assert.deepEqual(seen, ['w1', 'by string w1']);
   });
 
@@ -52,10 +51,8 @@ describe('registration keys', () => {
     const controller = new InformerController({ logger });
     controller.addInformer(new FakeInformer(), widgetSchema);
     controller.addReconciler(new SimpleReconciler({}), 'Widgets'); // a typo: the informer's key is Widget.test.kubeloop.dev
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
-    stop.abort();
-    await running;
+    const stop = runUntilStopped(controller);
+    await stop();
     const warnings = logger.lines.filter((l) => l.level === 'warn').map((l) => l.message);
     assert.deepEqual(warnings, [
       'watchers and reconcilers of resourceKind "Widgets" get no events: no informer is registered under that key (registered informers: "Widget.test.kubeloop.dev")',
@@ -68,10 +65,8 @@ describe('registration keys', () => {
     const controller = new InformerController({ logger });
     controller.addInformer(new FakeInformer());
     controller.addWatcher({ add: async () => {}, update: async () => {}, delete: async () => {} }, widgetSchema);
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
-    stop.abort();
-    await running;
+    const stop = runUntilStopped(controller);
+    await stop();
     assert.deepEqual(logger.lines.filter((l) => l.level === 'warn'), []);
   });
 });

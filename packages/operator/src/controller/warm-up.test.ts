@@ -8,6 +8,7 @@ import { InformerController } from './informer-controller.js';
 import { noopLogger } from '../observability/logger.js';
 import { Operator } from './operator.js';
 import { FakeInformer, SlowSyncInformer, waitFor, widget } from '../testing/fake-informer.js';
+import { runUntilStopped } from '../testing/run-until-stopped.js';
 
 /** An InformerController with one informer that syncs when the test says, recording the handler calls. */
 function warmableController() {
@@ -41,8 +42,7 @@ describe('warm-up (warm replicas)', () => {
     assert.deepEqual(calls, [], 'a handler ran before run()');
     assert.equal(controller.hasSynced(), false, 'not ready before run()');
 
-    const lead = new AbortController();
-    const running = controller.run(lead.signal);
+    const stop = runUntilStopped(controller);
     await warming;
     await waitFor(() => calls.length === 1);
     assert.deepEqual(calls, ['add a']);
@@ -52,8 +52,7 @@ describe('warm-up (warm replicas)', () => {
     follow.abort();
     await clock.advance(0);
     assert.equal(controller.hasSynced(), true);
-    lead.abort();
-    await running;
+    await stop();
   });
 
   test('the consul-k8s front-end warms its informer and upserts nothing until run()', async () => {
@@ -69,14 +68,12 @@ describe('warm-up (warm replicas)', () => {
     await clock.advance(1_000);
     assert.deepEqual(upserts, []);
 
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await warming;
     await waitFor(() => upserts.length === 1);
     assert.deepEqual(upserts, ['default/a']);
     assert.equal(informer.runs, 1);
-    stop.abort();
-    await running;
+    await stop();
   });
 
   test('aborting the warm-up stops the informers, and warmUp resolves after they stopped', async () => {

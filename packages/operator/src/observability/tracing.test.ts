@@ -10,6 +10,7 @@ import { newOpinionatedWatcher } from '../handlers/opinionated-watcher.js';
 import { FakeInformer, waitFor, widget } from '../testing/fake-informer.js';
 import { RecordingTracer, TestContextManager } from '../testing/tracing-fakes.test-helper.js';
 import { TRACER_NAME, endSpan, getTracer, objectSpanAttributes, setTracer, startObjectSpan } from './tracing.js';
+import { runUntilStopped } from '../testing/run-until-stopped.js';
 
 const original = getTracer();
 before(() => context.setGlobalContextManager(new TestContextManager()));
@@ -67,8 +68,7 @@ describe('tracing', () => {
         },
         'Widget',
       );
-      const abort = new AbortController();
-      const running = c.run(abort.signal);
+      const stop = runUntilStopped(c);
       inf.add(widget('a', { namespace: 'ns' }));
       await c.whenIdle();
       inf.update(widget('a', { namespace: 'ns' }), widget('a', { namespace: 'ns', rv: '2' }));
@@ -77,8 +77,7 @@ describe('tracing', () => {
       await c.whenIdle();
       inf.delete(widget('a', { namespace: 'ns', rv: '2' }));
       await c.whenIdle();
-      abort.abort();
-      await running;
+      await stop();
       assert.deepEqual(tracer.tree(), [
         ['controller-event-add', undefined],
         ['watcher', 'controller-event-add'],

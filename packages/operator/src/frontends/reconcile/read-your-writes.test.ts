@@ -12,6 +12,7 @@ import type { WriteClient } from './read-your-writes.js';
 import { newController } from './reconcile-controller.js';
 import type { ReconcileControllerOptions } from './reconcile-controller.js';
 import { reconcileFunc } from './reconciler.js';
+import { runUntilStopped } from '../../testing/run-until-stopped.js';
 
 const Widget = defineKind({ group: 'test.kubeloop.dev', version: 'v1', kind: 'Widget' });
 const Gadget = defineKind({ group: 'test.kubeloop.dev', version: 'v1', kind: 'Gadget' });
@@ -77,18 +78,14 @@ function setup(options: { writeRv?: string; extra?: Partial<ReconcileControllerO
     ...options.extra,
   });
   const tracked = controller.trackWrites(fakeClient(Widget, () => options.writeRv ?? '7'));
-  const stop = new AbortController();
-  const running = controller.run(stop.signal);
+  const stop = runUntilStopped(controller);
   return {
     clock,
     informer,
     logger,
     controller,
     reconcilesAt,
-    stop: async () => {
-      stop.abort();
-      await running;
-    },
+    stop,
   };
 }
 
@@ -177,8 +174,7 @@ describe('read your own writes (ReconcileController.trackWrites)', () => {
       }),
     });
     const gadgets = controller.trackWrites(fakeClient(Gadget, () => '12'));
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     parents.add(widget('p'));
     await clock.advance(0);
@@ -188,8 +184,7 @@ describe('read your own writes (ReconcileController.trackWrites)', () => {
     children.seen = '12';
     await clock.advance(100);
     assert.deepEqual(seen, ['1', '12']);
-    stop.abort();
-    await running;
+    await stop();
   });
 
   test('writes of a kind no informer of the controller reads, and dry runs, are not recorded', async () => {
@@ -202,8 +197,7 @@ describe('read your own writes (ReconcileController.trackWrites)', () => {
     child.metadata.ownerReferences = [{ apiVersion: Widget.apiVersion, kind: 'Widget', name: 'p', uid: 'u1', controller: true }];
     await gadgets.create(child);
     await widgets.update(widget('p'), { dryRun: true });
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     informer.add(widget('p'));
     await clock.advance(0);
@@ -212,8 +206,7 @@ describe('read your own writes (ReconcileController.trackWrites)', () => {
     controller.enqueue({ namespace: 'default', name: 'p' });
     await clock.advance(0);
     assert.equal(await counter(controller, 'controller_read_your_writes_deferrals_total'), 1, 'a real write is recorded');
-    stop.abort();
-    await running;
+    await stop();
   });
 
   test('bad options are refused with an InvalidArgumentError', () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMapKind, LeaseKind, NamespaceKind } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
@@ -9,8 +9,7 @@ import { Operator } from '../../controller/operator.js';
 import { OperatorServer } from '../../runtime/operator-server.js';
 import { deferred } from '../../testing/fake-informer.js';
 import { eventually } from '@kubeloop/apiserver/testing';
-import { startEmbeddedCluster, waitFor } from './embedded-cluster.test-helper.js';
-import type { EmbeddedCluster } from './embedded-cluster.test-helper.js';
+import { useEmbeddedCluster, waitFor } from './embedded-cluster.test-helper.js';
 import { newController } from './reconcile-controller.js';
 import { reconcileFunc } from './reconciler.js';
 
@@ -21,15 +20,7 @@ const OBJECTS = ['a', 'b', 'c'];
  * without warm-up; the test then releases the lease so that the follower takes over.
  */
 describe('warm replicas against the embedded API server', () => {
-  let cluster: EmbeddedCluster;
-
-  before(async () => {
-    cluster = await startEmbeddedCluster();
-  });
-
-  after(async () => {
-    await cluster.stop();
-  });
+  const cluster = useEmbeddedCluster();
 
   /** `listGate` holds the informer's list until it resolves; `server` gets runOperator's checks. */
   async function follower(namespace: string, warmup: boolean, options: { listGate?: Promise<void>; server?: OperatorServer } = {}) {
