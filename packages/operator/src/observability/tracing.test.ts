@@ -19,6 +19,17 @@ after(() => {
   context.disable();
 });
 
+/** Runs `body` with a new RecordingTracer set as the package's tracer, then restores the original. */
+async function withRecordingTracer(body: (tracer: RecordingTracer) => Promise<void>): Promise<void> {
+  const tracer = new RecordingTracer();
+  setTracer(tracer);
+  try {
+    await body(tracer);
+  } finally {
+    setTracer(original);
+  }
+}
+
 /** A span of user code, started where the handler runs (its parent tells which context that was). */
 function userSpan(name: string): void {
   getTracer().startSpan(name).end();
@@ -151,10 +162,8 @@ describe('tracing', () => {
     }
   });
 
-  test('OpinionatedWatcher traces add and update in its own spans, children of the caller, failures included', async () => {
-    const tracer = new RecordingTracer();
-    setTracer(tracer);
-    try {
+  test('OpinionatedWatcher traces add and update in its own spans, children of the caller, failures included', () =>
+    withRecordingTracer(async (tracer) => {
       const client = new FakePatchClient();
       const object = client.put(kubeWidget('a', '1', { generation: 1, namespace: 'ns' }));
       const watcher = newOpinionatedWatcher(widgetKind, client);
@@ -180,14 +189,11 @@ describe('tracing', () => {
       assert.equal(update!.status.code, SpanStatusCode.ERROR);
       assert.equal(update!.status.message, 'update failed');
       assert.ok(add!.ended && update!.ended);
-    } finally {
-      setTracer(original);
-    }
-  });
-  test('OpinionatedWatcher runs addFunc, syncFunc, updateFunc and deleteFunc inside its span, so user spans are its children', async () => {
-    const tracer = new RecordingTracer();
-    setTracer(tracer);
-    try {
+    }),
+  );
+
+  test('OpinionatedWatcher runs addFunc, syncFunc, updateFunc and deleteFunc inside its span, so user spans are its children', () =>
+    withRecordingTracer(async (tracer) => {
       const client = new FakePatchClient();
       const watcher = newOpinionatedWatcher(widgetKind, client);
       watcher.addFunc = async (_ctx, o) => userSpan(`user-add-${o.metadata.name}`);
@@ -221,10 +227,9 @@ describe('tracing', () => {
         ['user-delete-c', 'caller'],
       ]);
       assert.ok(tracer.spans.every((s) => s.ended));
-    } finally {
-      setTracer(original);
-    }
-  });
+    }),
+  );
+
   // Last: once a provider was registered, the default ProxyTracer keeps its delegate for the rest of the process.
   test('the default tracer is the global provider\'s tracer named sdk-operator', () => {
     assert.equal(TRACER_NAME, 'sdk-operator');

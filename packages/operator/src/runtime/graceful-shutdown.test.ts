@@ -5,6 +5,7 @@ import { eventually } from '@kubeloop/apiserver/testing';
 import { Counter } from 'prom-client';
 import { VirtualClock } from '../clock.js';
 import { runOperator, shutdownSignal } from './graceful-shutdown.js';
+import type { RunOperatorLeaderElection, RunnableOperator } from './graceful-shutdown.js';
 import type { LeaderLease, LeaseClient } from './leader-elector.js';
 import { noopLogger } from '../observability/logger.js';
 import { OperatorServer } from './operator-server.js';
@@ -46,6 +47,24 @@ function memoryLeases(): LeaseClient & { lease: LeaderLease | undefined } {
     },
   };
   return store;
+}
+
+/**
+ * Runs `operator` with leader election and warm-up as "me", a follower of "other", who holds the
+ * lease for an hour; `server` gets runOperator's checks.
+ */
+function runWarmFollower(operator: RunnableOperator, server: OperatorServer, leaderElection: Pick<RunOperatorLeaderElection, 'warmupGatesReadiness'> = {}) {
+  const leases = memoryLeases();
+  leases.lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'op', namespace: 'default', resourceVersion: '1' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 3600 } };
+  const stop = new AbortController();
+  const result = runOperator({
+    operator,
+    server,
+    signal: stop.signal,
+    logger: noopLogger,
+    leaderElection: { client: leases, lease: { namespace: 'default', name: 'op' }, identity: 'me', warmup: true, ...leaderElection },
+  });
+  return { stop, result };
 }
 
 describe('shutdownSignal', () => {
@@ -134,8 +153,6 @@ describe('runOperator', () => {
   });
 
   test('with warmup a follower warms the operator before leading, and a warm-up failure turns liveness red', async () => {
-    const leases = memoryLeases();
-    leases.lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'op', namespace: 'default', resourceVersion: '1' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 3600 } };
     const server = new OperatorServer({ host: '127.0.0.1', port: 0, collectDefaultMetrics: false });
     servers.push(server);
     const warmUps: AbortSignal[] = [];
@@ -146,14 +163,7 @@ describe('runOperator', () => {
         throw new Error('informer: forbidden');
       },
     };
-    const stop = new AbortController();
-    const result = runOperator({
-      operator,
-      server,
-      signal: stop.signal,
-      logger: noopLogger,
-      leaderElection: { client: leases, lease: { namespace: 'default', name: 'op' }, identity: 'me', warmup: true },
-    });
+    const { stop, result } = runWarmFollower(operator, server);
     await waitFor(() => server.isListening() && warmUps.length === 1);
     assert.equal(warmUps[0], stop.signal, 'warmed with the process signal, before leading');
     assert.deepEqual(operator.log, [], 'not run while following');
@@ -168,8 +178,6 @@ describe('runOperator', () => {
 
   test('with warmup a follower is not ready until its caches have synced, and ready after; warmupGatesReadiness false opts out', async () => {
     for (const warmupGatesReadiness of [undefined, false]) {
-      const leases = memoryLeases();
-      leases.lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'op', namespace: 'default', resourceVersion: '1' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 3600 } };
       const server = new OperatorServer({ host: '127.0.0.1', port: 0, collectDefaultMetrics: false });
       servers.push(server);
       let cachesSynced = false;
@@ -179,14 +187,7 @@ describe('runOperator', () => {
         cachesSynced: () => cachesSynced,
         hasSynced: () => false,
       };
-      const stop = new AbortController();
-      const result = runOperator({
-        operator,
-        server,
-        signal: stop.signal,
-        logger: noopLogger,
-        leaderElection: { client: leases, lease: { namespace: 'default', name: 'op' }, identity: 'me', warmup: true, warmupGatesReadiness },
-      });
+      const { stop, result } = runWarmFollower(operator, server, { warmupGatesReadiness });
       await waitFor(() => server.isListening());
       const readyz = async (): Promise<{ status: number; text: string }> => {
         const response = await fetch(`${server.url}/readyz?verbose`);
