@@ -7,7 +7,6 @@ import { ConfigMapKind } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
 import { InformerController } from './informer-controller.js';
 import { KubernetesBasedInformer } from '../informer/kubernetes-based-informer.js';
-import type { LogAttributes, Logger } from '../observability/logger.js';
 import { InformerMetrics } from '../observability/metrics.js';
 import { resourceKindKey } from './registration-key.js';
 import { SimpleReconciler } from '../handlers/simple-reconciler.js';
@@ -15,14 +14,9 @@ import { FakeInformer, widget, widgetSchema } from '../testing/fake-informer.js'
 import { startEmbeddedCluster, waitFor } from '../frontends/reconcile/embedded-cluster.test-helper.js';
 import type { EmbeddedCluster } from '../frontends/reconcile/embedded-cluster.test-helper.js';
 import { runUntilStopped } from '../testing/run-until-stopped.js';
+import { recordingLogger } from '../testing/recording-logger.js';
 
 /** A logger that keeps every line. */
-function recordingLogger(): Logger & { lines: { level: string; message: string; attributes: LogAttributes | undefined }[] } {
-  const lines: { level: string; message: string; attributes: LogAttributes | undefined }[] = [];
-  const at = (level: string) => (message: string, attributes?: LogAttributes) => void lines.push({ level, message, attributes });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
-
 describe('resourceKindKey', () => {
   test('is the group-qualified kind, the bare kind for the core group, a string as it is', () => {
     assert.equal(resourceKindKey(widgetSchema), 'Widget.test.kubeloop.dev');
@@ -53,7 +47,7 @@ describe('registration keys', () => {
     controller.addReconciler(new SimpleReconciler({}), 'Widgets'); // a typo: the informer's key is Widget.test.kubeloop.dev
     const stop = runUntilStopped(controller);
     await stop();
-    const warnings = logger.lines.filter((l) => l.level === 'warn').map((l) => l.message);
+    const warnings = logger.at('warn').map((l) => l.message);
     assert.deepEqual(warnings, [
       'watchers and reconcilers of resourceKind "Widgets" get no events: no informer is registered under that key (registered informers: "Widget.test.kubeloop.dev")',
       'the informer of resourceKind "Widget.test.kubeloop.dev" has no watcher or reconciler: its events are dropped',
@@ -67,7 +61,7 @@ describe('registration keys', () => {
     controller.addWatcher({ add: async () => {}, update: async () => {}, delete: async () => {} }, widgetSchema);
     const stop = runUntilStopped(controller);
     await stop();
-    assert.deepEqual(logger.lines.filter((l) => l.level === 'warn'), []);
+    assert.deepEqual(logger.at('warn'), []);
   });
 });
 

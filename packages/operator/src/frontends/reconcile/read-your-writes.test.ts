@@ -5,7 +5,6 @@ import type { Identifier, KubeObject } from '@kubeloop/resource';
 import { Registry } from 'prom-client';
 import { VirtualClock } from '../../clock.js';
 import { isInvalidArgumentError } from '../../errors.js';
-import type { LogAttributes, Logger } from '../../observability/logger.js';
 import { noopLogger } from '../../observability/logger.js';
 import { FakeInformer, widget } from '../../testing/fake-informer.js';
 import type { WriteClient } from './read-your-writes.js';
@@ -13,6 +12,7 @@ import { newController } from './reconcile-controller.js';
 import type { ReconcileControllerOptions } from './reconcile-controller.js';
 import { reconcileFunc } from './reconciler.js';
 import { runUntilStopped } from '../../testing/run-until-stopped.js';
+import { recordingLogger } from '../../testing/recording-logger.js';
 
 const Widget = defineKind({ group: 'test.kubeloop.dev', version: 'v1', kind: 'Widget' });
 const Gadget = defineKind({ group: 'test.kubeloop.dev', version: 'v1', kind: 'Gadget' });
@@ -49,11 +49,6 @@ function fakeClient(kind: typeof Widget, nextRv: () => string): WriteClient & { 
     patch: (id) => answer(widget(id.name)),
     delete: (id) => answer(widget(id.name)),
   };
-}
-
-function recordingLogger(): Logger & { warnings: { message: string; attributes: LogAttributes | undefined }[] } {
-  const warnings: { message: string; attributes: LogAttributes | undefined }[] = [];
-  return { ...noopLogger, warn: (message, attributes) => void warnings.push({ message, attributes }), warnings };
 }
 
 /**
@@ -132,9 +127,9 @@ describe('read your own writes (ReconcileController.trackWrites)', () => {
     await h.clock.advance(200);
     assert.equal(h.reconcilesAt.length, 2);
     assert.equal(await counter(h.controller, 'controller_read_your_writes_timeouts_total'), 1);
-    assert.equal(h.logger.warnings.length, 1);
-    assert.match(h.logger.warnings[0]!.message, /older than the controller's own write/);
-    assert.deepEqual(h.logger.warnings[0]!.attributes?.written, { 'test.kubeloop.dev/v1/Widget': '7' });
+    assert.equal(h.logger.at('warn').length, 1);
+    assert.match(h.logger.at('warn')[0]!.message, /older than the controller's own write/);
+    assert.deepEqual(h.logger.at('warn')[0]!.attributes?.written, { 'test.kubeloop.dev/v1/Widget': '7' });
     await h.stop();
   });
 
