@@ -62,6 +62,7 @@ export class ControllerLifecycle {
   private fatalError: { error: unknown } | undefined;
   private wake: (() => void) | undefined;
   private readonly informerRuns: Promise<void>[] = [];
+  private readonly informersRun: Informer[] = [];
   private gateOpen = false;
   private endWarmUp: (() => void) | undefined;
   private readonly cacheSyncTimeoutMs: number;
@@ -76,6 +77,15 @@ export class ControllerLifecycle {
   /** True once every informer has synced and workers take keys (readiness); false again once stopping. */
   get synced(): boolean {
     return this.gateOpen && this.runState === 'running';
+  }
+
+  /**
+   * True while warming or running once every informer started so far has synced: a warm replica's
+   * caches are full (its readiness while it follows, see `runOperator`'s `warmup`). Unlike
+   * {@link synced}, it says nothing about workers.
+   */
+  get cachesSynced(): boolean {
+    return (this.runState === 'warming' || this.runState === 'running') && this.informersRun.every((i) => i.hasSynced());
   }
 
   /** Where the run is. */
@@ -178,6 +188,7 @@ export class ControllerLifecycle {
    */
   runInformer(informer: Informer, onFatal: (error: unknown) => void): void {
     const signal = this.runAbort!.signal;
+    this.informersRun.push(informer);
     const run = async (): Promise<void> => {
       try {
         await informer.run(signal);

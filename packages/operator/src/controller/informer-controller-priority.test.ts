@@ -5,6 +5,7 @@ import { VirtualClock } from '../clock.js';
 import { InformerController } from './informer-controller.js';
 import { noopLogger } from '../observability/logger.js';
 import { SlowSyncInformer, deferred, waitFor, widget } from '../testing/fake-informer.js';
+import { runUntilStopped } from '../testing/run-until-stopped.js';
 
 describe('priority queue (InformerController)', () => {
   test('adds from the initial list and resyncs wait behind fresh changes, and watchers can tell a listed object from a created one', async () => {
@@ -20,8 +21,7 @@ describe('priority queue (InformerController)', () => {
     };
     const initial = new Map<string, boolean | undefined>();
     controller.addWatcher({ add: (c, o) => (initial.set(o.metadata.name, c.isInInitialList), record('add', o)), update: (_c, _old, o) => record('update', o), delete: (_c, o) => record('delete', o) }, 'Widget');
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     informer.add(widget('hold'));
     informer.add(widget('listed'));
@@ -35,8 +35,7 @@ describe('priority queue (InformerController)', () => {
     await waitFor(() => order.length === 5);
     assert.deepEqual(order, ['add hold', 'add created', 'update changed', 'add listed', 'update resynced']);
     assert.deepEqual(Object.fromEntries(initial), { hold: true, listed: true, created: undefined }, 'ctx.isInInitialList tells a listed object from a created one');
-    stop.abort();
-    await running;
+    await stop();
   });
 
   test('a retry keeps the priority of the event that failed: a failing listed object retries behind fresh changes', async () => {
@@ -62,8 +61,7 @@ describe('priority queue (InformerController)', () => {
       },
       'Widget',
     );
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     informer.add(widget('listed'));
     informer.markSynced();
@@ -75,7 +73,6 @@ describe('priority queue (InformerController)', () => {
     hold.resolve();
     await waitFor(() => order.length === 4);
     assert.deepEqual(order, ['add listed', 'add hold', 'add created', 'add listed']);
-    stop.abort();
-    await running;
+    await stop();
   });
 });

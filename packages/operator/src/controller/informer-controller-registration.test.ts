@@ -7,21 +7,16 @@ import { ConfigMapKind } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
 import { InformerController } from './informer-controller.js';
 import { KubernetesBasedInformer } from '../informer/kubernetes-based-informer.js';
-import type { LogAttributes, Logger } from '../observability/logger.js';
 import { InformerMetrics } from '../observability/metrics.js';
 import { resourceKindKey } from './registration-key.js';
 import { SimpleReconciler } from '../handlers/simple-reconciler.js';
 import { FakeInformer, widget, widgetSchema } from '../testing/fake-informer.js';
 import { startEmbeddedCluster, waitFor } from '../frontends/reconcile/embedded-cluster.test-helper.js';
 import type { EmbeddedCluster } from '../frontends/reconcile/embedded-cluster.test-helper.js';
+import { runUntilStopped } from '../testing/run-until-stopped.js';
+import { recordingLogger } from '../testing/recording-logger.js';
 
 /** A logger that keeps every line. */
-function recordingLogger(): Logger & { lines: { level: string; message: string; attributes: LogAttributes | undefined }[] } {
-  const lines: { level: string; message: string; attributes: LogAttributes | undefined }[] = [];
-  const at = (level: string) => (message: string, attributes?: LogAttributes) => void lines.push({ level, message, attributes });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
-
 describe('resourceKindKey', () => {
   test('is the group-qualified kind, the bare kind for the core group, a string as it is', () => {
     assert.equal(resourceKindKey(widgetSchema), 'Widget.test.kubeloop.dev');
@@ -38,12 +33,10 @@ describe('registration keys', () => {
     controller.addInformer(informer);
     controller.addReconciler(new SimpleReconciler({ reconcileFunc: async (_ctx, req) => (seen.push(req.object.metadata.name), {}) }), widgetSchema);
     controller.addReconciler(new SimpleReconciler({ reconcileFunc: async (_ctx, req) => (seen.push(`by string ${req.object.metadata.name}`), {}) }), 'Widget.test.kubeloop.dev');
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     informer.add(widget('w1'));
     await controller.whenIdle();
-    stop.abort();
-    await running;
+    await stop();
     assert.deepEqual(seen, ['w1', 'by string w1']);
   });
 
@@ -52,11 +45,9 @@ describe('registration keys', () => {
     const controller = new InformerController({ logger });
     controller.addInformer(new FakeInformer(), widgetSchema);
     controller.addReconciler(new SimpleReconciler({}), 'Widgets'); // a typo: the informer's key is Widget.test.kubeloop.dev
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
-    stop.abort();
-    await running;
-    const warnings = logger.lines.filter((l) => l.level === 'warn').map((l) => l.message);
+    const stop = runUntilStopped(controller);
+    await stop();
+    const warnings = logger.at('warn').map((l) => l.message);
     assert.deepEqual(warnings, [
       'watchers and reconcilers of resourceKind "Widgets" get no events: no informer is registered under that key (registered informers: "Widget.test.kubeloop.dev")',
       'the informer of resourceKind "Widget.test.kubeloop.dev" has no watcher or reconciler: its events are dropped',
@@ -68,11 +59,9 @@ describe('registration keys', () => {
     const controller = new InformerController({ logger });
     controller.addInformer(new FakeInformer());
     controller.addWatcher({ add: async () => {}, update: async () => {}, delete: async () => {} }, widgetSchema);
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
-    stop.abort();
-    await running;
-    assert.deepEqual(logger.lines.filter((l) => l.level === 'warn'), []);
+    const stop = runUntilStopped(controller);
+    await stop();
+    assert.deepEqual(logger.at('warn'), []);
   });
 });
 

@@ -5,6 +5,7 @@ import { isInvalidArgumentError } from '../errors.js';
 import { Operator } from './operator.js';
 import type { Controller } from './operator.js';
 import { deferred, waitFor } from '../testing/fake-informer.js';
+import { runUntilStopped } from '../testing/run-until-stopped.js';
 
 /** A controller that runs until aborted, then takes `stopTurns` macrotask turns to stop; it can be told to fail. */
 class TestController implements Controller {
@@ -40,11 +41,9 @@ describe('Operator', () => {
     const b = new TestController(5);
     op.addController(a);
     op.addController(b);
-    const abort = new AbortController();
-    const running = op.run(abort.signal);
+    const stop = runUntilStopped(op);
     await waitFor(() => a.started === 1 && b.started === 1);
-    abort.abort();
-    await running;
+    await stop();
     assert.equal(a.stopped && b.stopped, true);
   });
 
@@ -107,24 +106,20 @@ describe('Operator', () => {
     const other = new TestController(3);
     op.addController(failsWhileStopping);
     op.addController(other);
-    const abort = new AbortController();
-    const running = op.run(abort.signal);
+    const stop = runUntilStopped(op);
     await waitFor(() => other.started === 1);
-    abort.abort();
-    await running;
+    await stop();
     assert.equal(other.stopped, true, 'run() still waits for every controller');
   });
 
   // Deliberate difference (README): upstream's AddController after Run is not added to the running controllers.
   test('a controller added while running is started, and stopped with the others', async () => {
     const op = new Operator();
-    const abort = new AbortController();
-    const running = op.run(abort.signal);
+    const stop = runUntilStopped(op);
     const late = new TestController();
     op.addController(late);
     assert.equal(late.started, 1);
-    abort.abort();
-    await running;
+    await stop();
     assert.equal(late.stopped, true);
   });
 

@@ -18,6 +18,11 @@ export interface Controller {
   /** True once its caches have synced and its workers run (readiness), if it can tell. */
   hasSynced?(): boolean;
   /**
+   * True once the informers it runs have synced, while warming up too (a warm follower's readiness),
+   * if it can tell. Unlike `hasSynced`, it says nothing about workers.
+   */
+  cachesSynced?(): boolean;
+  /**
    * The `controller` label of its metrics in {@link Operator.prometheusCollectors}; unique within an
    * operator. Default: `controller-{n}`, n being its 1-based position in the operator.
    */
@@ -33,6 +38,7 @@ export interface Controller {
 export class Operator {
   private readonly controllers: Controller[] = [];
   private active: RunningSet | undefined;
+  private warming = false;
   private readonly metrics = new ControllerLabelledMetrics(() => this.metricSources());
 
   /**
@@ -78,13 +84,27 @@ export class Operator {
   }
 
   /**
+   * True while warming up or running once every controller that can tell (`cachesSynced`) has synced
+   * its caches: with `leaderElection.warmup`, `runOperator` makes it a follower's readiness.
+   */
+  cachesSynced(): boolean {
+    return (this.warming || this.active !== undefined) && this.controllers.every((c) => typeof c.cachesSynced !== 'function' || c.cachesSynced());
+  }
+
+  /**
    * Warms every controller that can (`warmUp`): their informers start and fill their caches, no
    * handler runs until `run()`. `runOperator` calls it before campaigning when
    * `leaderElection.warmup` is set. Resolves once every warm-up has ended (taken over by `run()`, or
    * `signal` aborted and the informers stopped); rejects with the first warm-up error after all ended.
    */
   async warmUp(signal: AbortSignal): Promise<void> {
-    const results = await Promise.allSettled(this.controllers.map((c) => (typeof c.warmUp === 'function' ? c.warmUp(signal) : Promise.resolve())));
+    this.warming = true;
+    let results: PromiseSettledResult<void>[];
+    try {
+      results = await Promise.allSettled(this.controllers.map((c) => (typeof c.warmUp === 'function' ? c.warmUp(signal) : Promise.resolve())));
+    } finally {
+      this.warming = false;
+    }
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failure !== undefined) throw failure.reason;
   }

@@ -21,6 +21,7 @@ import type { Predicate, PredicateEvent } from './predicates.js';
 import { newController } from '../frontends/reconcile/reconcile-controller.js';
 import { reconcileFunc } from '../frontends/reconcile/reconciler.js';
 import { FakeInformer, SlowSyncInformer, waitFor, widget, widgetSchema } from '../testing/fake-informer.js';
+import { runUntilStopped } from '../testing/run-until-stopped.js';
 
 function changed(edit: (o: KubeObject) => void, base: KubeObject = widget('a')): PredicateEvent {
   const object = structuredClone(base);
@@ -86,8 +87,7 @@ describe('predicates', () => {
       predicates: [generationChanged, predicateFuncs({ create: (_o, initial) => (creates.push(initial), true) })],
       reconciler: reconcileFunc(async (_ctx, r) => (reconciled.push(r.name), {})),
     });
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     informer.add(widget('listed'));
     informer.markSynced();
@@ -100,8 +100,7 @@ describe('predicates', () => {
     assert.deepEqual(reconciled, ['listed', 'created', 'listed']);
     assert.deepEqual(creates, [true, false]);
     assert.equal(await filteredCount(controller.prometheusCollectors(), { controller: 'widget', event: 'update' }), 1);
-    stop.abort();
-    await running;
+    await stop();
   });
 
   test('InformerController: addInformer predicates filter before the queue; a throwing predicate lets the event through and is reported', async () => {
@@ -123,8 +122,7 @@ describe('predicates', () => {
       },
       'Widget',
     );
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     informer.add(widget('a'));
     informer.update(widget('a'), widget('a', { rv: '2', generation: 2 }));
@@ -138,7 +136,6 @@ describe('predicates', () => {
     assert.equal(errors.length, 1);
     assert.equal(errors[0]!.ctx.objectKey, 'default/bad');
     assert.equal(await filteredCount(controller.prometheusCollectors(), { controller: 'Widget', event: 'update' }), 1);
-    stop.abort();
-    await running;
+    await stop();
   });
 });

@@ -14,6 +14,7 @@ import { newController } from '../frontends/reconcile/reconcile-controller.js';
 import { reconcileFunc } from '../frontends/reconcile/reconciler.js';
 import type { Request } from '../frontends/reconcile/request.js';
 import { FakeInformer, SlowSyncInformer, waitFor, widget, widgetSchema } from '../testing/fake-informer.js';
+import { runUntilStopped } from '../testing/run-until-stopped.js';
 
 const gadgetSchema: Schema = { ...widgetSchema, kind: 'Gadget', plural: 'gadgets' };
 
@@ -43,8 +44,7 @@ function gatedController(options: { cacheSyncTimeoutMs?: number } = {}) {
 describe('sync gate', () => {
   test('no handler runs until every informer of the controller has synced; events wait and coalesce meanwhile', async () => {
     const { clock, primary, secondary, calls, controller } = gatedController();
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     primary.add(widget('a', { rv: '1' }));
     primary.update(widget('a', { rv: '1' }), widget('a', { rv: '2' }));
@@ -57,8 +57,7 @@ describe('sync gate', () => {
     await waitFor(() => calls.length === 2);
     assert.deepEqual(calls, ['add a@1', 'update a@1->3'], 'the queued updates merged into one');
     assert.equal(controller.hasSynced(), true);
-    stop.abort();
-    await running;
+    await stop();
     assert.equal(controller.hasSynced(), false, 'a stopped controller is not ready');
   });
 
@@ -105,8 +104,7 @@ describe('sync gate', () => {
 
   test('an informer added while the gate is closed is waited for too', async () => {
     const { clock, primary, secondary, calls, controller } = gatedController();
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     const late = new SlowSyncInformer({ ...gadgetSchema, kind: 'Late' });
     controller.addInformer(late, 'Late');
@@ -117,18 +115,15 @@ describe('sync gate', () => {
     assert.equal(late.runs, 1, 'started at once');
     late.markSynced();
     await waitFor(() => calls.length === 1);
-    stop.abort();
-    await running;
+    await stop();
   });
 
   test('a stop while waiting for the caches resolves run() without calling handlers', async () => {
     const { clock, primary, calls, controller } = gatedController();
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     primary.add(widget('a'));
-    stop.abort();
-    await running;
+    await stop();
     await flushMicrotasks();
     assert.deepEqual(calls, []);
   });
@@ -149,8 +144,7 @@ describe('sync gate', () => {
         return {};
       }),
     });
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     primary.add(widget('parent'));
     owned.add(widget('child'));
@@ -163,8 +157,7 @@ describe('sync gate', () => {
     await controller.whenIdle();
     assert.deepEqual(requests, [{ namespace: 'default', name: 'parent' }], 'three requests for one key merged into one reconcile');
     assert.equal(controller.hasSynced(), true);
-    stop.abort();
-    await running;
+    await stop();
   });
 
   test('the consul-k8s front-end upserts nothing until its informer has synced', async () => {
@@ -176,8 +169,7 @@ describe('sync gate', () => {
       clock,
       log: noopLogger,
     });
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     informer.add(widget('a'));
     await clock.advance(1_000);
@@ -187,8 +179,7 @@ describe('sync gate', () => {
     await waitFor(() => upserts.length === 1);
     assert.deepEqual(upserts, ['default/a']);
     assert.equal(controller.hasSynced(), true);
-    stop.abort();
-    await running;
+    await stop();
   });
 
   describe('readiness', () => {

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { VirtualClock } from '../clock.js';
 import { Controller } from '../frontends/controller/resource-controller.js';
 import { newResource } from '../frontends/controller/resource.js';
+import { ControllerLifecycle } from './controller-lifecycle.js';
 import { InformerController } from './informer-controller.js';
 import { noopLogger } from '../observability/logger.js';
 import { Operator } from './operator.js';
 import { FakeInformer, SlowSyncInformer, waitFor, widget } from '../testing/fake-informer.js';
+import { runUntilStopped } from '../testing/run-until-stopped.js';
 
 /** An InformerController with one informer that syncs when the test says, recording the handler calls. */
 function warmableController() {
@@ -40,8 +42,7 @@ describe('warm-up (warm replicas)', () => {
     assert.deepEqual(calls, [], 'a handler ran before run()');
     assert.equal(controller.hasSynced(), false, 'not ready before run()');
 
-    const lead = new AbortController();
-    const running = controller.run(lead.signal);
+    const stop = runUntilStopped(controller);
     await warming;
     await waitFor(() => calls.length === 1);
     assert.deepEqual(calls, ['add a']);
@@ -51,8 +52,7 @@ describe('warm-up (warm replicas)', () => {
     follow.abort();
     await clock.advance(0);
     assert.equal(controller.hasSynced(), true);
-    lead.abort();
-    await running;
+    await stop();
   });
 
   test('the consul-k8s front-end warms its informer and upserts nothing until run()', async () => {
@@ -68,14 +68,12 @@ describe('warm-up (warm replicas)', () => {
     await clock.advance(1_000);
     assert.deepEqual(upserts, []);
 
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await warming;
     await waitFor(() => upserts.length === 1);
     assert.deepEqual(upserts, ['default/a']);
     assert.equal(informer.runs, 1);
-    stop.abort();
-    await running;
+    await stop();
   });
 
   test('aborting the warm-up stops the informers, and warmUp resolves after they stopped', async () => {
@@ -127,5 +125,42 @@ describe('warm-up (warm replicas)', () => {
     assert.equal(good.runs, 1);
     follow.abort();
     await assert.rejects(warming, /forbidden/);
+  });
+
+  test('ControllerLifecycle.cachesSynced holds while warming once every informer synced, with no workers yet; not once stopped', async () => {
+    const lifecycle = new ControllerLifecycle({ clock: new VirtualClock(), shutdownTimeoutMs: 1_000, name: 'test', logger: noopLogger, logAttributes: {} });
+    const informer = new SlowSyncInformer();
+    assert.equal(lifecycle.cachesSynced, false, 'idle');
+    const follow = new AbortController();
+    const warming = lifecycle.warmUp(follow.signal, { startInformers: () => lifecycle.runInformer(informer, () => undefined) });
+    assert.equal(lifecycle.cachesSynced, false, 'the initial list has not ended');
+    informer.markSynced();
+    assert.equal(lifecycle.cachesSynced, true);
+    assert.equal(lifecycle.synced, false, 'no worker while warming');
+    follow.abort();
+    await warming;
+    assert.equal(lifecycle.cachesSynced, false, 'a stopped warm-up');
+  });
+
+  test('Operator.cachesSynced follows the controllers that can tell while warming, and is false before and after', async () => {
+    let synced = false;
+    const operator = new Operator();
+    operator.addController({
+      run: async () => undefined,
+      warmUp: (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+      cachesSynced: () => synced,
+    });
+    // A controller that cannot tell does not hold the others back.
+    operator.addController({ run: async () => undefined });
+    assert.equal(operator.cachesSynced(), false, 'neither warming nor running');
+    const follow = new AbortController();
+    const warming = operator.warmUp(follow.signal);
+    assert.equal(operator.cachesSynced(), false);
+    synced = true;
+    assert.equal(operator.cachesSynced(), true);
+    assert.equal(operator.hasSynced(), false, 'no worker while warming');
+    follow.abort();
+    await warming;
+    assert.equal(operator.cachesSynced(), false, 'the warm-up ended');
   });
 });

@@ -1,10 +1,9 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMapKind, HttpTransport, defineKind, ensureCrd, isConflict, isKubeloopError, setControllerReference } from '@kubeloop/resource';
 import type { ConfigMap, Client } from '@kubeloop/resource';
 import { createOrPatch, createOrUpdate, mergePatchBetween } from './create-or-update.js';
-import { startEmbeddedCluster } from '../frontends/reconcile/embedded-cluster.test-helper.js';
-import type { EmbeddedCluster } from '../frontends/reconcile/embedded-cluster.test-helper.js';
+import { useEmbeddedCluster } from '../frontends/reconcile/embedded-cluster.test-helper.js';
 import { testCrd } from '../testing/test-crd.test-helper.js';
 
 const GadgetKind = defineKind<{ size: number; tags?: string[] }, { phase?: string; observed?: number }>({ group: 'example.com', version: 'v1', kind: 'Gadget' });
@@ -18,13 +17,11 @@ const gadgetCrd = testCrd({
 const settings = (): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' } });
 
 describe('createOrUpdate (controllerutil.CreateOrUpdate)', () => {
-  let cluster: EmbeddedCluster;
+  const cluster = useEmbeddedCluster();
   let configMaps: Client<ConfigMap>;
-  before(async () => {
-    cluster = await startEmbeddedCluster();
+  before(() => {
     configMaps = cluster.client(ConfigMapKind);
   });
-  after(() => cluster.stop());
 
   test('creates a missing object from the template, then updates only when the mutation changes something', async () => {
     const desired = (cm: ConfigMap): void => {
@@ -72,17 +69,15 @@ describe('createOrUpdate (controllerutil.CreateOrUpdate)', () => {
 });
 
 describe('createOrPatch (controllerutil.CreateOrPatch)', () => {
-  let cluster: EmbeddedCluster;
+  const cluster = useEmbeddedCluster();
   let gadgets: Client<ReturnType<typeof GadgetKind.zeroValue>>;
   const gadget = (): ReturnType<typeof GadgetKind.zeroValue> => ({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: 'default' } });
   before(async () => {
-    cluster = await startEmbeddedCluster();
     const transport = new HttpTransport({ server: cluster.server.url });
     await ensureCrd(transport, gadgetCrd);
     transport.close();
     gadgets = cluster.client(GadgetKind);
   });
-  after(() => cluster.stop());
 
   test('created, unchanged, updated, updatedStatusOnly, updatedStatus', async () => {
     assert.equal((await createOrPatch(gadgets, gadget(), (g) => void (g.spec = { size: 1, tags: ['a'] }))).operation, 'created');

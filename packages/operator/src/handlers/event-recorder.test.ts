@@ -5,8 +5,8 @@ import type { Event, Identifier, MergePatchRequest } from '@kubeloop/resource';
 import { VirtualClock } from '../clock.js';
 import { ClientEventRecorder } from './event-recorder.js';
 import type { EventClient } from './event-recorder.js';
-import type { Logger } from '../observability/logger.js';
 import { widget } from '../testing/fake-informer.js';
+import { recordingLogger } from '../testing/recording-logger.js';
 
 class FakeEventClient implements EventClient {
   readonly events = new Map<string, Event>();
@@ -29,11 +29,6 @@ class FakeEventClient implements EventClient {
     Object.assign(stored, patch.merge);
     return stored;
   }
-}
-
-function recordingLogger(): Logger & { warnings: string[] } {
-  const warnings: string[] = [];
-  return { warnings, debug: () => {}, info: () => {}, warn: (m) => warnings.push(m), error: () => {} };
 }
 
 describe('ClientEventRecorder', () => {
@@ -107,7 +102,7 @@ describe('ClientEventRecorder', () => {
     recorder.recordEvent(widget('a'), 'Normal', 'One', 'first');
     recorder.recordEvent(widget('a'), 'Normal', 'Two', 'second');
     await recorder.flush();
-    assert.deepEqual(logger.warnings, ['could not record event']);
+    assert.deepEqual(logger.at('warn').map((line) => line.message), ['could not record event']);
     assert.deepEqual(
       [...client.events.values()].map((e) => e.reason),
       ['Two'],

@@ -40,7 +40,7 @@ import { DefaultFinalizerSupplier, addFinalizer, hasFinalizer, removeFinalizer, 
 import type { FinalizerSupplier } from './finalizer.js';
 import type { PatchClient } from '../informer/list-watch-client.js';
 import type { HandlerContext, ResourceWatcher } from './resource-watcher.js';
-import { SpanNames, endSpan, startObjectSpan } from '../observability/tracing.js';
+import { SpanNames, endSpan, runInSpan, startObjectSpan } from '../observability/tracing.js';
 
 /** Options of {@link newOpinionatedWatcher}. */
 export interface OpinionatedWatcherOptions {
@@ -100,11 +100,9 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
 
   async add(ctx: HandlerContext, object: T): Promise<void> {
     if (!object) throw ErrNilObject;
-    const span = startObjectSpan(SpanNames.opinionatedWatcherAdd, object);
-    try {
+    await inObjectSpan(SpanNames.opinionatedWatcherAdd, object, async () => {
       if (object.metadata.deletionTimestamp) {
-        if (!hasFinalizer(object, this.finalizer)) return;
-        await this.finalize(ctx, object);
+        if (hasFinalizer(object, this.finalizer)) await this.finalize(ctx, object);
         return;
       }
       if (hasFinalizer(object, this.finalizer)) {
@@ -112,18 +110,13 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
         return;
       }
       await this.addAndProtect(ctx, object);
-    } catch (error) {
-      endSpan(span, error);
-      throw error;
-    }
-    endSpan(span);
+    });
   }
 
   async update(ctx: HandlerContext, oldObject: T, newObject: T): Promise<void> {
     if (!oldObject) throw nilObjectError('old');
     if (!newObject) throw nilObjectError('new');
-    const span = startObjectSpan(SpanNames.opinionatedWatcherUpdate, newObject);
-    try {
+    await inObjectSpan(SpanNames.opinionatedWatcherUpdate, newObject, async () => {
       const generation = newObject.metadata.generation ?? 0;
       if (generation > 0 && oldObject.metadata.generation === generation) return;
       const deleting = Boolean(newObject.metadata.deletionTimestamp);
@@ -138,13 +131,10 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
       }
       if (ours && isFinalizerAddEcho(oldObject, newObject, this.finalizer)) return;
       if (this.updateFunc) await this.updateFunc(ctx, oldObject, newObject);
-    } catch (error) {
-      endSpan(span, error);
-      throw error;
-    }
-    endSpan(span);
+    });
   }
 
+  /** Upstream ignores deletes, so no span of its own: deleteFunc runs in the caller's context. */
   async delete(ctx: HandlerContext, object: T): Promise<void> {
     if (!object) throw ErrNilObject;
     const id = identity(object);
@@ -207,6 +197,21 @@ function isFinalizerAddEcho(oldObject: KubeObject, newObject: KubeObject, finali
 function withoutWriteMetadata(object: KubeObject): KubeObject {
   const { finalizers: _finalizers, resourceVersion: _resourceVersion, managedFields: _managedFields, ...metadata } = object.metadata;
   return { ...object, metadata };
+}
+
+/**
+ * Runs `body` in a new span about `object`, the active context while it runs (as upstream passes the
+ * span's ctx to the user functions), so spans the user functions start are its children.
+ */
+async function inObjectSpan(name: string, object: KubeObject, body: () => Promise<void>): Promise<void> {
+  const span = startObjectSpan(name, object);
+  try {
+    await runInSpan(span, body);
+  } catch (error) {
+    endSpan(span, error);
+    throw error;
+  }
+  endSpan(span);
 }
 
 function identity(object: KubeObject): string {

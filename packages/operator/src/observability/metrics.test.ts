@@ -6,6 +6,7 @@ import { InformerController } from '../controller/informer-controller.js';
 import { noopLogger } from './logger.js';
 import { ControllerMetrics, InformerMetrics, LATENCY_BUCKETS } from './metrics.js';
 import { FakeInformer, widget } from '../testing/fake-informer.js';
+import { runUntilStopped } from '../testing/run-until-stopped.js';
 
 type PrometheusCollectorLike = Counter | Gauge | Histogram;
 
@@ -48,12 +49,10 @@ describe('ControllerMetrics', () => {
     const informer = new FakeInformer();
     controller.addInformer(informer, 'widgets');
     controller.addReconciler({ reconcile: async () => ({}) }, 'widgets');
-    const abort = new AbortController();
-    const running = controller.run(abort.signal);
+    const stop = runUntilStopped(controller);
     informer.add(widget('a'));
     await controller.whenIdle();
-    abort.abort();
-    await running;
+    await stop();
     const registry = new Registry();
     for (const c of controller.prometheusCollectors()) registry.registerMetric(c);
     const text = await registry.metrics();

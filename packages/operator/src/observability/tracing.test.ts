@@ -1,8 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ROOT_CONTEXT, SpanStatusCode, context, trace } from '@opentelemetry/api';
-import type { Attributes, Context, ContextManager, Span, SpanContext, SpanOptions, SpanStatus } from '@opentelemetry/api';
+import { SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { VirtualClock } from '../clock.js';
 import { InformerController } from '../controller/informer-controller.js';
 import { FakeListWatchClient, FakePatchClient, page, widget as kubeWidget, widgetKind } from '../testing/informer-fakes.test-helper.js';
@@ -10,93 +8,9 @@ import { KubernetesBasedInformer } from '../informer/kubernetes-based-informer.j
 import { noopLogger } from './logger.js';
 import { newOpinionatedWatcher } from '../handlers/opinionated-watcher.js';
 import { FakeInformer, waitFor, widget } from '../testing/fake-informer.js';
+import { RecordingTracer, TestContextManager } from '../testing/tracing-fakes.test-helper.js';
 import { TRACER_NAME, endSpan, getTracer, objectSpanAttributes, setTracer, startObjectSpan } from './tracing.js';
-
-/** The context propagation an OpenTelemetry SDK installs (AsyncLocalStorage), as a test double. */
-class TestContextManager implements ContextManager {
-  private readonly storage = new AsyncLocalStorage<Context>();
-  active(): Context {
-    return this.storage.getStore() ?? ROOT_CONTEXT;
-  }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
-    return this.storage.run(ctx, () => fn.call(thisArg, ...args));
-  }
-  bind<T>(_ctx: Context, target: T): T {
-    return target;
-  }
-  enable(): this {
-    return this;
-  }
-  disable(): this {
-    this.storage.disable();
-    return this;
-  }
-}
-
-/** A span that records what is done to it (unit-test double of one class). */
-class RecordedSpan implements Span {
-  attributes: Attributes = {};
-  /** The span this one was started under (from the given or the active context). */
-  parent: RecordedSpan | undefined;
-  status: SpanStatus = { code: SpanStatusCode.UNSET };
-  exceptions: unknown[] = [];
-  ended = false;
-  constructor(readonly name: string) {}
-  spanContext(): SpanContext {
-    return { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 1 };
-  }
-  setAttribute(key: string, value: string): this {
-    this.attributes[key] = value;
-    return this;
-  }
-  setAttributes(attributes: Attributes): this {
-    Object.assign(this.attributes, attributes);
-    return this;
-  }
-  addEvent(): this {
-    return this;
-  }
-  addLink(): this {
-    return this;
-  }
-  addLinks(): this {
-    return this;
-  }
-  setStatus(status: SpanStatus): this {
-    this.status = status;
-    return this;
-  }
-  updateName(): this {
-    return this;
-  }
-  end(): void {
-    this.ended = true;
-  }
-  isRecording(): boolean {
-    return true;
-  }
-  recordException(exception: unknown): void {
-    this.exceptions.push(exception);
-  }
-}
-
-class RecordingTracer {
-  spans: RecordedSpan[] = [];
-  startSpan(name: string, options?: SpanOptions, ctx?: Context): Span {
-    const s = new RecordedSpan(name);
-    s.parent = trace.getSpan(ctx ?? context.active()) as RecordedSpan | undefined;
-    if (options?.attributes !== undefined) s.setAttributes(options.attributes);
-    this.spans.push(s);
-    return s;
-  }
-  /** `[name, parent name]` of every span, in start order. */
-  tree(): [string, string | undefined][] {
-    return this.spans.map((s) => [s.name, s.parent?.name]);
-  }
-  startActiveSpan(): never {
-    throw new Error('not used');
-  }
-}
+import { runUntilStopped } from '../testing/run-until-stopped.js';
 
 const original = getTracer();
 before(() => context.setGlobalContextManager(new TestContextManager()));
@@ -104,6 +18,17 @@ after(() => {
   setTracer(original);
   context.disable();
 });
+
+/** Runs `body` with a new RecordingTracer set as the package's tracer, then restores the original. */
+async function withRecordingTracer(body: (tracer: RecordingTracer) => Promise<void>): Promise<void> {
+  const tracer = new RecordingTracer();
+  setTracer(tracer);
+  try {
+    await body(tracer);
+  } finally {
+    setTracer(original);
+  }
+}
 
 /** A span of user code, started where the handler runs (its parent tells which context that was). */
 function userSpan(name: string): void {
@@ -154,8 +79,7 @@ describe('tracing', () => {
         },
         'Widget',
       );
-      const abort = new AbortController();
-      const running = c.run(abort.signal);
+      const stop = runUntilStopped(c);
       inf.add(widget('a', { namespace: 'ns' }));
       await c.whenIdle();
       inf.update(widget('a', { namespace: 'ns' }), widget('a', { namespace: 'ns', rv: '2' }));
@@ -164,8 +88,7 @@ describe('tracing', () => {
       await c.whenIdle();
       inf.delete(widget('a', { namespace: 'ns', rv: '2' }));
       await c.whenIdle();
-      abort.abort();
-      await running;
+      await stop();
       assert.deepEqual(tracer.tree(), [
         ['controller-event-add', undefined],
         ['watcher', 'controller-event-add'],
@@ -239,10 +162,8 @@ describe('tracing', () => {
     }
   });
 
-  test('OpinionatedWatcher traces add and update in its own spans, children of the caller, failures included', async () => {
-    const tracer = new RecordingTracer();
-    setTracer(tracer);
-    try {
+  test('OpinionatedWatcher traces add and update in its own spans, children of the caller, failures included', () =>
+    withRecordingTracer(async (tracer) => {
       const client = new FakePatchClient();
       const object = client.put(kubeWidget('a', '1', { generation: 1, namespace: 'ns' }));
       const watcher = newOpinionatedWatcher(widgetKind, client);
@@ -268,10 +189,47 @@ describe('tracing', () => {
       assert.equal(update!.status.code, SpanStatusCode.ERROR);
       assert.equal(update!.status.message, 'update failed');
       assert.ok(add!.ended && update!.ended);
-    } finally {
-      setTracer(original);
-    }
-  });
+    }),
+  );
+
+  test('OpinionatedWatcher runs addFunc, syncFunc, updateFunc and deleteFunc inside its span, so user spans are its children', () =>
+    withRecordingTracer(async (tracer) => {
+      const client = new FakePatchClient();
+      const watcher = newOpinionatedWatcher(widgetKind, client);
+      watcher.addFunc = async (_ctx, o) => userSpan(`user-add-${o.metadata.name}`);
+      watcher.syncFunc = async (_ctx, o) => userSpan(`user-sync-${o.metadata.name}`);
+      watcher.updateFunc = async (_ctx, _old, o) => userSpan(`user-update-${o.metadata.name}`);
+      watcher.deleteFunc = async (_ctx, o) => userSpan(`user-delete-${o.metadata.name}`);
+      const ctx = { signal: new AbortController().signal, logger: noopLogger };
+      const finalizer = watcher.finalizer;
+      const fresh = client.put(kubeWidget('a', '1', { generation: 1 }));
+      const known = client.put(kubeWidget('b', '1', { generation: 1, finalizers: [finalizer] }));
+      const caller = tracer.startSpan('caller');
+      await context.with(trace.setSpan(context.active(), caller), async () => {
+        await watcher.add(ctx, fresh);
+        await watcher.add(ctx, known);
+        await watcher.update(ctx, known, { ...known, metadata: { ...known.metadata, generation: 2 } });
+        await watcher.update(ctx, known, { ...known, metadata: { ...known.metadata, generation: 3, deletionTimestamp: '2024-01-01T00:00:00Z' } });
+        // An object gone without our finalizer: upstream has no span for deletes, so the caller's span is the parent.
+        await watcher.delete(ctx, kubeWidget('c', '1'));
+      });
+      caller.end();
+      assert.deepEqual(tracer.tree(), [
+        ['caller', undefined],
+        ['OpinionatedWatcher-add', 'caller'],
+        ['user-add-a', 'OpinionatedWatcher-add'],
+        ['OpinionatedWatcher-add', 'caller'],
+        ['user-sync-b', 'OpinionatedWatcher-add'],
+        ['OpinionatedWatcher-update', 'caller'],
+        ['user-update-b', 'OpinionatedWatcher-update'],
+        ['OpinionatedWatcher-update', 'caller'],
+        ['user-delete-b', 'OpinionatedWatcher-update'],
+        ['user-delete-c', 'caller'],
+      ]);
+      assert.ok(tracer.spans.every((s) => s.ended));
+    }),
+  );
+
   // Last: once a provider was registered, the default ProxyTracer keeps its delegate for the rest of the process.
   test('the default tracer is the global provider\'s tracer named sdk-operator', () => {
     assert.equal(TRACER_NAME, 'sdk-operator');

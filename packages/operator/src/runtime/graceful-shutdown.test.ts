@@ -1,9 +1,11 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '@kubeloop/resource';
+import { eventually } from '@kubeloop/apiserver/testing';
 import { Counter } from 'prom-client';
 import { VirtualClock } from '../clock.js';
 import { runOperator, shutdownSignal } from './graceful-shutdown.js';
+import type { RunOperatorLeaderElection, RunnableOperator } from './graceful-shutdown.js';
 import type { LeaderLease, LeaseClient } from './leader-elector.js';
 import { noopLogger } from '../observability/logger.js';
 import { OperatorServer } from './operator-server.js';
@@ -45,6 +47,24 @@ function memoryLeases(): LeaseClient & { lease: LeaderLease | undefined } {
     },
   };
   return store;
+}
+
+/**
+ * Runs `operator` with leader election and warm-up as "me", a follower of "other", who holds the
+ * lease for an hour; `server` gets runOperator's checks.
+ */
+function runWarmFollower(operator: RunnableOperator, server: OperatorServer, leaderElection: Pick<RunOperatorLeaderElection, 'warmupGatesReadiness'> = {}) {
+  const leases = memoryLeases();
+  leases.lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'op', namespace: 'default', resourceVersion: '1' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 3600 } };
+  const stop = new AbortController();
+  const result = runOperator({
+    operator,
+    server,
+    signal: stop.signal,
+    logger: noopLogger,
+    leaderElection: { client: leases, lease: { namespace: 'default', name: 'op' }, identity: 'me', warmup: true, ...leaderElection },
+  });
+  return { stop, result };
 }
 
 describe('shutdownSignal', () => {
@@ -133,8 +153,6 @@ describe('runOperator', () => {
   });
 
   test('with warmup a follower warms the operator before leading, and a warm-up failure turns liveness red', async () => {
-    const leases = memoryLeases();
-    leases.lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'op', namespace: 'default', resourceVersion: '1' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 3600 } };
     const server = new OperatorServer({ host: '127.0.0.1', port: 0, collectDefaultMetrics: false });
     servers.push(server);
     const warmUps: AbortSignal[] = [];
@@ -145,14 +163,7 @@ describe('runOperator', () => {
         throw new Error('informer: forbidden');
       },
     };
-    const stop = new AbortController();
-    const result = runOperator({
-      operator,
-      server,
-      signal: stop.signal,
-      logger: noopLogger,
-      leaderElection: { client: leases, lease: { namespace: 'default', name: 'op' }, identity: 'me', warmup: true },
-    });
+    const { stop, result } = runWarmFollower(operator, server);
     await waitFor(() => server.isListening() && warmUps.length === 1);
     assert.equal(warmUps[0], stop.signal, 'warmed with the process signal, before leading');
     assert.deepEqual(operator.log, [], 'not run while following');
@@ -163,6 +174,43 @@ describe('runOperator', () => {
     const { exitCode, error } = await result;
     assert.equal(exitCode, 1, 'a failed warm-up is a failed run');
     assert.match(String(error), /informer: forbidden/);
+  });
+
+  test('with warmup a follower is not ready until its caches have synced, and ready after; warmupGatesReadiness false opts out', async () => {
+    for (const warmupGatesReadiness of [undefined, false]) {
+      const server = new OperatorServer({ host: '127.0.0.1', port: 0, collectDefaultMetrics: false });
+      servers.push(server);
+      let cachesSynced = false;
+      const operator = {
+        ...slowOperator(async () => undefined),
+        warmUp: (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+        cachesSynced: () => cachesSynced,
+        hasSynced: () => false,
+      };
+      const { stop, result } = runWarmFollower(operator, server, { warmupGatesReadiness });
+      await waitFor(() => server.isListening());
+      const readyz = async (): Promise<{ status: number; text: string }> => {
+        const response = await fetch(`${server.url}/readyz?verbose`);
+        return { status: response.status, text: await response.text() };
+      };
+      // Once the lease was read, only the caches decide.
+      const following = await eventually(async () => {
+        const ready = await readyz();
+        assert.doesNotMatch(ready.text, /leader not known/);
+        return ready;
+      });
+      if (warmupGatesReadiness === false) {
+        assert.equal(following.status, 200, 'opted out: a follower is ready once the lease was read');
+      } else {
+        assert.equal(following.status, 500, 'a cold follower is not ready');
+        assert.match(following.text, /warm-up: informer caches have not synced yet/);
+        cachesSynced = true;
+        assert.equal((await readyz()).status, 200, 'a warm follower is ready');
+      }
+      assert.deepEqual(operator.log, [], 'still following');
+      stop.abort();
+      assert.deepEqual(await result, { exitCode: 0, leaderElection: 'stopped' });
+    }
   });
 
   test('with leader election the operator runs while leading and the lease is released after it stopped', async () => {

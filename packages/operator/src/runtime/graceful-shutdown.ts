@@ -65,6 +65,8 @@ export interface RunnableOperator {
   warmUp?(signal: AbortSignal): Promise<void>;
   /** True once every controller's caches have synced and its workers run; the default of `hasSynced`. */
   hasSynced?(): boolean;
+  /** True once the informers it runs have synced, while warming up too; a warm follower's readiness. */
+  cachesSynced?(): boolean;
 }
 
 /** Leader election of {@link runOperator}: the elector's options, without `onStartedLeading` (runOperator's), plus warm-up. */
@@ -76,6 +78,16 @@ export interface RunOperatorLeaderElection extends Omit<LeaderElectorOptions, 'o
    * the memory of the caches. Default: false (a follower runs nothing).
    */
   warmup?: boolean | undefined;
+  /**
+   * With `warmup`, a follower's readiness (`informers-synced`) fails until its caches have synced
+   * (`operator.cachesSynced()`), so that a rolling update waits for the new replica to be warm before
+   * it stops the old leader. Set it to false when this process serves something its own caches need
+   * (a conversion webhook behind a Service that routes only to ready pods), which would otherwise
+   * wait on itself; controller-runtime leaves this check to the user for that reason. Without
+   * `warmup`, or with an operator that has no `cachesSynced`, a follower is ready once the lease was
+   * read. Default: true.
+   */
+  warmupGatesReadiness?: boolean | undefined;
 }
 
 /** Options of {@link runOperator}. */
@@ -91,8 +103,8 @@ export interface RunOperatorOptions {
   /**
    * Serves /metrics, /healthz, /readyz. Started here if it is not yet listening, and then stopped
    * at the end. Checks added: liveness `operator` (the operator has not failed); readiness
-   * `leader-election` (the lease has been read) and `informers-synced` (from `hasSynced`, while leading).
-   * Default: none.
+   * `leader-election` (the lease has been read) and `informers-synced` (from `hasSynced` while leading;
+   * while following with `warmup`, from `cachesSynced`, see `warmupGatesReadiness`). Default: none.
    */
   server?: OperatorServer | undefined;
   /** Readiness of the operator while it runs, e.g. `() => informers.every((i) => i.hasSynced())`. Default: the operator's `hasSynced()` when it has one (an `Operator` does: every controller's sync gate is open), else none. */
@@ -181,10 +193,18 @@ export async function runOperator(options: RunOperatorOptions): Promise<RunOpera
       });
     }
     const hasSynced = options.hasSynced ?? (typeof operator.hasSynced === 'function' ? () => operator.hasSynced?.() === true : undefined);
-    if (hasSynced) {
+    const warmCachesSynced =
+      warmup && (options.leaderElection?.warmupGatesReadiness ?? true) && typeof operator.warmUp === 'function' && typeof operator.cachesSynced === 'function'
+        ? () => operator.cachesSynced?.() === true
+        : undefined;
+    if (hasSynced || warmCachesSynced) {
       addCheckOnce(server, 'ready', 'informers-synced', () => {
-        // A follower runs no informers; it is ready to take over, which is what readiness means for it.
-        if ((!elector || elector.isLeader()) && !hasSynced()) throw new Error('informers have not synced yet');
+        if (!elector || elector.isLeader()) {
+          if (hasSynced && !hasSynced()) throw new Error('informers have not synced yet');
+          return;
+        }
+        // A warm follower is ready to take over once its caches are full; a cold one runs no informers.
+        if (warmCachesSynced && !warmCachesSynced()) throw new Error('warm-up: informer caches have not synced yet');
       });
     }
   }
@@ -250,7 +270,7 @@ function addCheckOnce(server: OperatorServer, type: 'health' | 'ready', name: st
 }
 
 function withoutWarmup(config: RunOperatorLeaderElection): Omit<LeaderElectorOptions, 'onStartedLeading'> {
-  const { warmup: _warmup, ...electorOptions } = config;
+  const { warmup: _warmup, warmupGatesReadiness: _warmupGatesReadiness, ...electorOptions } = config;
   return electorOptions;
 }
 

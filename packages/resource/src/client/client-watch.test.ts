@@ -5,7 +5,7 @@ import { defineKind } from '../define-kind.js';
 import { isApiError, isBadRequest, isGone, isNetworkError } from '../errors.js';
 import type { KubeObject } from '../object.js';
 import { Client } from './client.js';
-import { sendJson, startScriptedServer, statusBody, waitFor } from './scripted-server.test-helper.js';
+import { closeScriptedConnection, connectScriptedServer, sendJson, statusBody, waitFor } from './scripted-server.test-helper.js';
 import type { ScriptedServer } from './scripted-server.test-helper.js';
 import { HttpTransport } from './transport.js';
 import type { WatchEvent, WatchResponse } from './types.js';
@@ -38,14 +38,12 @@ describe('Client.watch over HTTP', () => {
   const open: WatchResponse[] = [];
 
   before(async () => {
-    server = await startScriptedServer();
-    transport = new HttpTransport({ server: server.url, defaultTimeoutMs: 2000 });
+    ({ server, transport } = await connectScriptedServer({ defaultTimeoutMs: 2000 }));
     client = new Client(WidgetKind, transport);
   });
   after(async () => {
     for (const watch of open) watch.stop();
-    transport.close();
-    await server.close();
+    await closeScriptedConnection({ server, transport });
   });
   beforeEach(() => {
     server.requests.length = 0;

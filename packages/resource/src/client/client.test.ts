@@ -15,9 +15,9 @@ import {
 } from '../errors.js';
 import type { KubeObject } from '../object.js';
 import { Client } from './client.js';
-import { sendJson, startScriptedServer, statusBody } from './scripted-server.test-helper.js';
+import { closeScriptedConnection, connectScriptedServer, sendJson, statusBody } from './scripted-server.test-helper.js';
 import type { ScriptedServer } from './scripted-server.test-helper.js';
-import { HttpTransport } from './transport.js';
+import type { HttpTransport } from './transport.js';
 
 const ConfigMapKind = defineKind({ group: '', version: 'v1', kind: 'ConfigMap' });
 const NamespaceKind = defineKind({ group: '', version: 'v1', kind: 'Namespace', scope: 'Cluster' });
@@ -34,14 +34,8 @@ describe('Client over HTTP', () => {
   let server: ScriptedServer;
   let transport: HttpTransport;
 
-  before(async () => {
-    server = await startScriptedServer();
-    transport = new HttpTransport({ server: server.url });
-  });
-  after(async () => {
-    transport.close();
-    await server.close();
-  });
+  before(async () => ({ server, transport } = await connectScriptedServer()));
+  after(() => closeScriptedConnection({ server, transport }));
   beforeEach(() => {
     server.requests.length = 0;
   });

@@ -6,9 +6,9 @@ import { Client } from './client.js';
 import type { ClientOptions } from './client.js';
 import { DEFAULT_REQUEST_RETRY, abortableSleep } from './request-retry.js';
 import { retryOnConflict } from './retry-on-conflict.js';
-import { sendJson, startScriptedServer, statusBody } from './scripted-server.test-helper.js';
+import { closeScriptedConnection, connectScriptedServer, sendJson, statusBody } from './scripted-server.test-helper.js';
 import type { ScriptedServer } from './scripted-server.test-helper.js';
-import { HttpTransport } from './transport.js';
+import type { HttpTransport } from './transport.js';
 
 const WidgetKind = defineKind({ group: 'example.com', version: 'v1', kind: 'Widget' });
 const id = { namespace: 'ns1', name: 'w1' };
@@ -20,14 +20,8 @@ describe('Client retries over HTTP (virtual waits)', () => {
   /** The waits the client asked for, instead of sleeping. */
   let waits: number[];
 
-  before(async () => {
-    server = await startScriptedServer();
-    transport = new HttpTransport({ server: server.url });
-  });
-  after(async () => {
-    transport.close();
-    await server.close();
-  });
+  before(async () => ({ server, transport } = await connectScriptedServer()));
+  after(() => closeScriptedConnection({ server, transport }));
   beforeEach(() => {
     server.requests.length = 0;
     waits = [];

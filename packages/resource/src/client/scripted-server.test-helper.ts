@@ -2,6 +2,8 @@
 // each test scripts, recording every request it receives.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { HttpTransport } from './transport.js';
+import type { HttpTransportOptions } from './transport.js';
 
 /** A request as the scripted server saw it. */
 export interface RecordedRequest {
@@ -80,6 +82,24 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A scripted server with an HttpTransport to it: what the client tests talk over. */
+export interface ScriptedConnection {
+  readonly server: ScriptedServer;
+  readonly transport: HttpTransport;
+}
+
+/** Starts a scripted server and an HttpTransport to it, made with `options`. */
+export async function connectScriptedServer(options: HttpTransportOptions = {}): Promise<ScriptedConnection> {
+  const server = await startScriptedServer();
+  return { server, transport: new HttpTransport({ ...options, server: server.url }) };
+}
+
+/** Closes the transport's connections, then the server. */
+export async function closeScriptedConnection({ server, transport }: ScriptedConnection): Promise<void> {
+  transport.close();
+  await server.close();
 }
 
 /** Polls `condition` until it holds; fails after `timeoutMs`. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { isNetworkError } from '../errors.js';
-import { sendJson, startScriptedServer } from './scripted-server.test-helper.js';
+import { closeScriptedConnection, connectScriptedServer, sendJson, startScriptedServer } from './scripted-server.test-helper.js';
 import type { ScriptedServer } from './scripted-server.test-helper.js';
 import { HttpTransport, formatQuery } from './transport.js';
 
@@ -25,13 +25,9 @@ describe('HttpTransport', () => {
   let transport: HttpTransport;
   const dir = mkdtempSync(join(tmpdir(), 'kubeloop-transport-'));
 
-  before(async () => {
-    server = await startScriptedServer();
-    transport = new HttpTransport({ server: server.url });
-  });
+  before(async () => ({ server, transport } = await connectScriptedServer()));
   after(async () => {
-    transport.close();
-    await server.close();
+    await closeScriptedConnection({ server, transport });
     rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(() => {

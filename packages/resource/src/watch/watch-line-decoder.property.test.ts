@@ -7,9 +7,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { WatchEvent } from '../client/types.js';
 import { isCodecError } from '../errors.js';
 import { WatchLineDecoder } from './watch-line-decoder.js';
+import { decodeAll } from './watch-line-decoder.test-helper.js';
 
 /** A valid event line's content: any text in the object, also multibyte characters and escapes. */
 const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'grapheme', maxLength: 6 }), fc.constantFrom('日本語', '🎉🚀', 'ü', '"\\\n\t'));
@@ -72,13 +72,6 @@ function cut(bytes: Buffer, fractions: readonly number[]): Buffer[] {
   return chunks;
 }
 
-function decode(chunks: readonly Buffer[], decoder = new WatchLineDecoder()): WatchEvent[] {
-  const out: WatchEvent[] = [];
-  for (const chunk of chunks) decoder.decode(chunk, out);
-  decoder.end(out);
-  return out;
-}
-
 const fractions = fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), { maxLength: 12 });
 
 describe('WatchLineDecoder properties', () => {
@@ -86,7 +79,7 @@ describe('WatchLineDecoder properties', () => {
     fc.assert(
       fc.property(fc.array(event, { maxLength: 8 }), fractions, fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }), fc.boolean(), (events, cuts, crlf, lastNewline) => {
         const pieces = events.map(eventPiece);
-        const out = decode(cut(stream(pieces, crlf, lastNewline), cuts));
+        const out = decodeAll(cut(stream(pieces, crlf, lastNewline), cuts));
         assert.deepEqual(out, pieces.map((p) => (p.kind === 'event' ? p.value : undefined)));
       }),
       { numRuns: 400 },
@@ -96,7 +89,7 @@ describe('WatchLineDecoder properties', () => {
   test('each garbage line gives exactly one CodecError, and the valid lines around it decode unchanged', () => {
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 10 }), fractions, fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }), (pieces, cuts, crlf) => {
-        const out = decode(cut(stream(pieces, crlf, true), cuts));
+        const out = decodeAll(cut(stream(pieces, crlf, true), cuts));
         assert.equal(out.length, pieces.length);
         pieces.forEach((p, i) => {
           const e = out[i]!;
@@ -113,7 +106,7 @@ describe('WatchLineDecoder properties', () => {
     fc.assert(
       fc.property(fc.array(event, { minLength: 1, maxLength: 8 }), fractions, (events, cuts) => {
         const pieces = events.map(eventPiece);
-        const out = decode(cut(stream(pieces, [false], true), cuts), new WatchLineDecoder({ maxLineBytes }));
+        const out = decodeAll(cut(stream(pieces, [false], true), cuts), new WatchLineDecoder({ maxLineBytes }));
         assert.equal(out.length, pieces.length);
         pieces.forEach((p, i) => {
           const e = out[i]!;

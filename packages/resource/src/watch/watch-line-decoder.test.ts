@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { WatchEvent } from '../client/types.js';
 import { isApiError, isCodecError, isGone } from '../errors.js';
 import { WatchLineDecoder } from './watch-line-decoder.js';
+import { decodeAll } from './watch-line-decoder.test-helper.js';
 
 /** mulberry32: a tiny seeded PRNG so that a failing split can be replayed. */
 function prng(seed: number): () => number {
@@ -25,13 +26,6 @@ function objectNumber(i: number): Record<string, unknown> {
     metadata: { name: `cm-${i}`, namespace: 'default', resourceVersion: String(i) },
     data: { text: WORDS[i % WORDS.length]! },
   };
-}
-
-function decodeAll(chunks: Buffer[], decoder = new WatchLineDecoder()): WatchEvent[] {
-  const out: WatchEvent[] = [];
-  for (const chunk of chunks) decoder.decode(chunk, out);
-  decoder.end(out);
-  return out;
 }
 
 function objects(events: WatchEvent[]): unknown[] {

@@ -10,6 +10,7 @@ import { Controller } from './resource-controller.js';
 import { newResource } from './resource.js';
 import type { Backgrounder, Resource } from './resource.js';
 import { testControllerRun } from './test-controller-run.js';
+import { runUntilStopped } from '../../testing/run-until-stopped.js';
 
 /** The shared caching fake, with a resourceVersion to report. */
 class CachingInformer extends SharedCachingInformer {
@@ -55,17 +56,13 @@ function setup(
     },
   );
   const controller = new Controller({ resource, log: noopLogger, clock, errorHandler: behaviour.errorHandler });
-  const abort = new AbortController();
-  const running = controller.run(abort.signal);
+  const stop = runUntilStopped(controller);
   return {
     clock,
     informer,
     calls,
     controller,
-    stop: async () => {
-      abort.abort();
-      await running;
-    },
+    stop,
   };
 }
 

@@ -6,6 +6,7 @@
  * loading a kubeconfig loads @kubernetes/client-node, which costs seconds per test file on a busy
  * machine and is covered by the cross-package tests in `test/`.
  */
+import { after, before } from 'node:test';
 import { startApiServer } from '@kubeloop/apiserver';
 import type { ApiServer } from '@kubeloop/apiserver';
 import { Client, HttpTransport } from '@kubeloop/resource';
@@ -32,5 +33,28 @@ export async function startEmbeddedCluster(): Promise<EmbeddedCluster> {
       transport.close();
       await server.stop();
     },
+  };
+}
+
+/**
+ * Registers hooks on the enclosing suite: an embedded cluster starts before its tests and stops after
+ * them. The handle returned is usable from the suite's later `before` hooks and its tests.
+ */
+export function useEmbeddedCluster(): EmbeddedCluster {
+  let cluster: EmbeddedCluster | undefined;
+  before(async () => {
+    cluster = await startEmbeddedCluster();
+  });
+  after(() => cluster?.stop());
+  const running = (): EmbeddedCluster => {
+    if (cluster === undefined) throw new Error('useEmbeddedCluster: the cluster starts in the suite\'s before hook; use it in a later hook or a test');
+    return cluster;
+  };
+  return {
+    get server() {
+      return running().server;
+    },
+    client: (kind) => running().client(kind),
+    stop: () => running().stop(),
   };
 }

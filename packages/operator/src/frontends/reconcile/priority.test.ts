@@ -9,6 +9,7 @@ import { newController } from './reconcile-controller.js';
 import { reconcileFunc } from './reconciler.js';
 import type { Request } from './request.js';
 import type { Result } from './result.js';
+import { runUntilStopped } from '../../testing/run-until-stopped.js';
 
 /**
  * One worker; the first reconcile of `hold` waits for `release()`, so the test can queue work behind
@@ -32,17 +33,13 @@ function heldController(informer: FakeInformer, results: (request: Request, call
       return results(request, ++calls);
     }),
   });
-  const stop = new AbortController();
-  const running = controller.run(stop.signal);
+  const stop = runUntilStopped(controller);
   return {
     clock,
     order,
     controller,
     release: () => hold.resolve(),
-    stop: async () => {
-      stop.abort();
-      await running;
-    },
+    stop,
   };
 }
 
@@ -106,8 +103,7 @@ describe('priority queue (ReconcileController)', () => {
         return {};
       }),
     });
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     controller.enqueue({ namespace: 'default', name: 'low' }, { priority: LOW_PRIORITY });
     controller.enqueue({ namespace: 'default', name: 'bump' });
@@ -122,7 +118,6 @@ describe('priority queue (ReconcileController)', () => {
     hold.resolve();
     await waitFor(() => order.length === 6);
     assert.deepEqual(order.slice(3), ['bump', 'fresh', 'low']);
-    stop.abort();
-    await running;
+    await stop();
   });
 });

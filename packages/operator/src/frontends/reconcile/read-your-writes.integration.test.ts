@@ -1,10 +1,9 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMapKind, compareResourceVersions } from '@kubeloop/resource';
 import type { Client, ConfigMap } from '@kubeloop/resource';
 import { noopLogger } from '../../observability/logger.js';
-import { startEmbeddedCluster, waitFor } from './embedded-cluster.test-helper.js';
-import type { EmbeddedCluster } from './embedded-cluster.test-helper.js';
+import { useEmbeddedCluster, waitFor } from './embedded-cluster.test-helper.js';
 import { newController } from './reconcile-controller.js';
 import type { ReconcileController } from './reconcile-controller.js';
 import { reconcileFunc } from './reconciler.js';
@@ -13,16 +12,10 @@ const NS = 'default';
 const STEPS = 8;
 
 describe('read your own writes against the embedded API server', () => {
-  let cluster: EmbeddedCluster;
+  const cluster = useEmbeddedCluster();
   let configMaps: Client<ConfigMap>;
-
-  before(async () => {
-    cluster = await startEmbeddedCluster();
+  before(() => {
     configMaps = cluster.client(ConfigMapKind);
-  });
-
-  after(async () => {
-    await cluster.stop();
   });
 
   test('a counter that the reconciler reads from the cache and bumps through the tracking client is bumped once per step', async () => {

@@ -5,13 +5,14 @@ import type { Identifier, KubeObject } from '@kubeloop/resource';
 import { Registry } from 'prom-client';
 import { VirtualClock } from '../../clock.js';
 import { isInvalidArgumentError } from '../../errors.js';
-import type { LogAttributes, Logger } from '../../observability/logger.js';
 import { noopLogger } from '../../observability/logger.js';
 import { FakeInformer, widget } from '../../testing/fake-informer.js';
 import type { WriteClient } from './read-your-writes.js';
 import { newController } from './reconcile-controller.js';
 import type { ReconcileControllerOptions } from './reconcile-controller.js';
 import { reconcileFunc } from './reconciler.js';
+import { runUntilStopped } from '../../testing/run-until-stopped.js';
+import { recordingLogger } from '../../testing/recording-logger.js';
 
 const Widget = defineKind({ group: 'test.kubeloop.dev', version: 'v1', kind: 'Widget' });
 const Gadget = defineKind({ group: 'test.kubeloop.dev', version: 'v1', kind: 'Gadget' });
@@ -50,11 +51,6 @@ function fakeClient(kind: typeof Widget, nextRv: () => string): WriteClient & { 
   };
 }
 
-function recordingLogger(): Logger & { warnings: { message: string; attributes: LogAttributes | undefined }[] } {
-  const warnings: { message: string; attributes: LogAttributes | undefined }[] = [];
-  return { ...noopLogger, warn: (message, attributes) => void warnings.push({ message, attributes }), warnings };
-}
-
 /**
  * A controller whose reconciler writes the status of `default/a` through the tracking client the
  * first time, at resourceVersion `writeRv`, and records the cache version each later reconcile saw.
@@ -77,18 +73,14 @@ function setup(options: { writeRv?: string; extra?: Partial<ReconcileControllerO
     ...options.extra,
   });
   const tracked = controller.trackWrites(fakeClient(Widget, () => options.writeRv ?? '7'));
-  const stop = new AbortController();
-  const running = controller.run(stop.signal);
+  const stop = runUntilStopped(controller);
   return {
     clock,
     informer,
     logger,
     controller,
     reconcilesAt,
-    stop: async () => {
-      stop.abort();
-      await running;
-    },
+    stop,
   };
 }
 
@@ -135,9 +127,9 @@ describe('read your own writes (ReconcileController.trackWrites)', () => {
     await h.clock.advance(200);
     assert.equal(h.reconcilesAt.length, 2);
     assert.equal(await counter(h.controller, 'controller_read_your_writes_timeouts_total'), 1);
-    assert.equal(h.logger.warnings.length, 1);
-    assert.match(h.logger.warnings[0]!.message, /older than the controller's own write/);
-    assert.deepEqual(h.logger.warnings[0]!.attributes?.written, { 'test.kubeloop.dev/v1/Widget': '7' });
+    assert.equal(h.logger.at('warn').length, 1);
+    assert.match(h.logger.at('warn')[0]!.message, /older than the controller's own write/);
+    assert.deepEqual(h.logger.at('warn')[0]!.attributes?.written, { 'test.kubeloop.dev/v1/Widget': '7' });
     await h.stop();
   });
 
@@ -177,8 +169,7 @@ describe('read your own writes (ReconcileController.trackWrites)', () => {
       }),
     });
     const gadgets = controller.trackWrites(fakeClient(Gadget, () => '12'));
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     parents.add(widget('p'));
     await clock.advance(0);
@@ -188,8 +179,7 @@ describe('read your own writes (ReconcileController.trackWrites)', () => {
     children.seen = '12';
     await clock.advance(100);
     assert.deepEqual(seen, ['1', '12']);
-    stop.abort();
-    await running;
+    await stop();
   });
 
   test('writes of a kind no informer of the controller reads, and dry runs, are not recorded', async () => {
@@ -202,8 +192,7 @@ describe('read your own writes (ReconcileController.trackWrites)', () => {
     child.metadata.ownerReferences = [{ apiVersion: Widget.apiVersion, kind: 'Widget', name: 'p', uid: 'u1', controller: true }];
     await gadgets.create(child);
     await widgets.update(widget('p'), { dryRun: true });
-    const stop = new AbortController();
-    const running = controller.run(stop.signal);
+    const stop = runUntilStopped(controller);
     await clock.advance(0);
     informer.add(widget('p'));
     await clock.advance(0);
@@ -212,8 +201,7 @@ describe('read your own writes (ReconcileController.trackWrites)', () => {
     controller.enqueue({ namespace: 'default', name: 'p' });
     await clock.advance(0);
     assert.equal(await counter(controller, 'controller_read_your_writes_deferrals_total'), 1, 'a real write is recorded');
-    stop.abort();
-    await running;
+    await stop();
   });
 
   test('bad options are refused with an InvalidArgumentError', () => {

@@ -18,6 +18,7 @@ import { reconcileFunc } from './reconciler.js';
 import type { ReconcileFunc } from './reconciler.js';
 import type { Request } from './request.js';
 import { enqueueRequestForOwner } from './watch-source.js';
+import { runUntilStopped } from '../../testing/run-until-stopped.js';
 
 interface Call {
   at: number;
@@ -427,16 +428,14 @@ describe('ReconcileController', () => {
       errorHandler: (ctx, err) => errors.push({ ctx, err }),
       reconciler: reconcileFunc(async () => ({})),
     });
-    const abort = new AbortController();
-    const running = controller.run(abort.signal);
+    const stop = runUntilStopped(controller);
     const failure = new ApiError({ status: 500, reason: 'InternalError' });
     client.replyList(failure);
     await waitFor(() => errors.length === 1);
     assert.equal(errors[0]!.err, failure);
     assert.equal(errors[0]!.ctx.source, 'informer');
     assert.equal(errors[0]!.ctx.phase, 'list');
-    abort.abort();
-    await running;
+    await stop();
   });
 
   test('runs inside an Operator and its informer failure stops the operator with that error', async () => {

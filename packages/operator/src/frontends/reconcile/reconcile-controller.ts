@@ -238,6 +238,11 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     return this.lifecycle.synced;
   }
 
+  /** True while warming up or running once every informer has synced (a warm follower's readiness); says nothing about workers. */
+  cachesSynced(): boolean {
+    return this.lifecycle.cachesSynced;
+  }
+
   /** Resolves when every informer has synced (controller-runtime `WaitForCacheSync`); rejects if `signal` aborts first. */
   async waitForCacheSync(signal?: AbortSignal): Promise<void> {
     await Promise.all(this.informers.map((i) => i.waitForSync(signal)));

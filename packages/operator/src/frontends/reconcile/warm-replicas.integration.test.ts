@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMapKind, LeaseKind, NamespaceKind } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
@@ -6,8 +6,10 @@ import type { ListWatchClient } from '../../informer/list-watch-client.js';
 import { runOperator } from '../../runtime/graceful-shutdown.js';
 import { noopLogger } from '../../observability/logger.js';
 import { Operator } from '../../controller/operator.js';
-import { startEmbeddedCluster, waitFor } from './embedded-cluster.test-helper.js';
-import type { EmbeddedCluster } from './embedded-cluster.test-helper.js';
+import { OperatorServer } from '../../runtime/operator-server.js';
+import { deferred } from '../../testing/fake-informer.js';
+import { eventually } from '@kubeloop/apiserver/testing';
+import { useEmbeddedCluster, waitFor } from './embedded-cluster.test-helper.js';
 import { newController } from './reconcile-controller.js';
 import { reconcileFunc } from './reconciler.js';
 
@@ -18,17 +20,10 @@ const OBJECTS = ['a', 'b', 'c'];
  * without warm-up; the test then releases the lease so that the follower takes over.
  */
 describe('warm replicas against the embedded API server', () => {
-  let cluster: EmbeddedCluster;
+  const cluster = useEmbeddedCluster();
 
-  before(async () => {
-    cluster = await startEmbeddedCluster();
-  });
-
-  after(async () => {
-    await cluster.stop();
-  });
-
-  async function follower(namespace: string, warmup: boolean) {
+  /** `listGate` holds the informer's list until it resolves; `server` gets runOperator's checks. */
+  async function follower(namespace: string, warmup: boolean, options: { listGate?: Promise<void>; server?: OperatorServer } = {}) {
     await cluster.client(NamespaceKind).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     const configMaps = cluster.client(ConfigMapKind);
     for (const name of OBJECTS) await configMaps.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace } });
@@ -38,9 +33,10 @@ describe('warm replicas against the embedded API server', () => {
 
     const lists: string[] = [];
     const counting: ListWatchClient<ConfigMap> = {
-      list: (ns, options) => {
+      list: async (ns, listOptions) => {
         lists.push(ns);
-        return configMaps.list(ns, options);
+        await options.listGate;
+        return configMaps.list(ns, listOptions);
       },
       watch: (ns, options) => configMaps.watch(ns, options),
     };
@@ -60,6 +56,7 @@ describe('warm replicas against the embedded API server', () => {
     const stop = new AbortController();
     const result = runOperator({
       operator,
+      server: options.server,
       signal: stop.signal,
       logger: noopLogger,
       leaderElection: { client: leases, lease, identity: 'me', leaseDurationMs: 2000, renewDeadlineMs: 1000, retryPeriodMs: 50, warmup },
@@ -86,6 +83,38 @@ describe('warm replicas against the embedded API server', () => {
     assert.deepEqual(f.lists, ['warm'], 'no list on taking over');
     assert.deepEqual([...f.reconciled].sort(), OBJECTS);
     assert.deepEqual(await f.stop(), { exitCode: 0, leaderElection: 'stopped' });
+  });
+
+  test('a warm follower is not ready until its cache has synced, then ready while still following', async () => {
+    const server = new OperatorServer({ host: '127.0.0.1', port: 0, collectDefaultMetrics: false });
+    await server.start();
+    const listing = deferred();
+    const f = await follower('warm-ready', true, { server, listGate: listing.promise });
+    try {
+      const readyz = async (): Promise<{ status: number; text: string }> => {
+        const response = await fetch(`${server.url}/readyz?verbose`);
+        return { status: response.status, text: await response.text() };
+      };
+      const cold = await eventually(
+        async () => {
+          const ready = await readyz();
+          assert.doesNotMatch(ready.text, /leader not known/);
+          return ready;
+        },
+        { what: 'the lease to be read' },
+      );
+      assert.equal(cold.status, 500, 'not ready while the initial list is held');
+      assert.match(cold.text, /warm-up: informer caches have not synced yet/);
+
+      listing.resolve();
+      await eventually(async () => assert.equal((await readyz()).status, 200), { what: 'readiness once the cache is warm' });
+      assert.equal(await f.holder(), 'other', 'ready while still a follower');
+      assert.equal(f.reconciled.size, 0, 'no reconcile before leading');
+      assert.deepEqual(await f.stop(), { exitCode: 0, leaderElection: 'stopped' });
+    } finally {
+      listing.resolve();
+      await server.stop();
+    }
   });
 
   test('without warm-up a follower runs no informer, and lists after taking over', async () => {
