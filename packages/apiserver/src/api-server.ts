@@ -236,7 +236,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   try {
     for (const name of immortalNamespaces) {
       if (!store.get(storeKeyOf(namespaceType), name)) {
-        await service.create(namespaceType, 'v1', undefined, { metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
+        await service.create({ type: namespaceType, version: 'v1', namespace: undefined }, { metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
       }
     }
   } catch (err) {

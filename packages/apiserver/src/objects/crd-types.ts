@@ -2,11 +2,10 @@
 import type { KubeObject } from '@kubeloop/resource';
 import { crdType, customResourceType, storeKeyOfCrd } from '../crd-resource.js';
 import { forgetSchemaValidators } from '../crd-schema.js';
-import { jsonEqual } from '../json-value.js';
+import { cloneJson, jsonEqual } from '../json-value.js';
 import { canonicalObject } from '../object-meta.js';
 import { storeKeyOf } from '../resource-type.js';
 import type { ResourceType } from '../resource-type.js';
-import { clone } from './object-context.js';
 import type { ObjectContext } from './object-context.js';
 
 const crdStoreKey = storeKeyOf(crdType);
@@ -32,7 +31,7 @@ export function applyReadDefaults(ctx: ObjectContext, type: ResourceType): void 
   if (!type.defaultOnRead) return;
   const storeKey = storeKeyOf(type);
   for (const stored of [...ctx.store.values(storeKey)]) {
-    const copy = clone(stored.object);
+    const copy = cloneJson(stored.object);
     type.defaultOnRead(copy, type.storageVersion);
     if (!jsonEqual(copy, stored.object)) ctx.store.load(storeKey, stored.key, canonicalObject(copy, []));
   }

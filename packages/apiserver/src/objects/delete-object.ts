@@ -2,6 +2,7 @@
 import type { StoredObject } from '../change-event.js';
 import { jsonAtApiVersion } from '../change-event.js';
 import { namespaceType } from '../builtin-resources.js';
+import { cloneJson } from '../json-value.js';
 import { finalizersAfterDelete } from '../delete-options.js';
 import type { PropagationPolicy } from '../delete-options.js';
 import type { ListOptions } from '../list-options.js';
@@ -10,9 +11,9 @@ import { parseResourceVersionText } from '../resource-version.js';
 import { apiVersionOf, storeKeyOf } from '../resource-type.js';
 import type { ResourceType } from '../resource-type.js';
 import { conflict, forbidden } from '../status-error.js';
+import { timestampText } from '../timestamp-text.js';
 import { immortalNamespaces, namespaceHasObjects } from './namespace-contents.js';
-import { clone, nowTime } from './object-context.js';
-import type { ObjectContext } from './object-context.js';
+import type { CollectionTarget, ObjectContext, ObjectTarget } from './object-context.js';
 import { getObject } from './read-objects.js';
 import { removeObject } from './remove-object.js';
 import { dryRunStored } from './write-options.js';
@@ -34,7 +35,8 @@ export interface DeleteRequest {
 }
 
 /** DELETE of one object. */
-export function deleteObject(ctx: ObjectContext, type: ResourceType, namespace: string | undefined, name: string, request: DeleteRequest): Promise<DeleteResult> {
+export function deleteObject(ctx: ObjectContext, target: ObjectTarget, request: DeleteRequest): Promise<DeleteResult> {
+  const { type, namespace, name } = target;
   return ctx.store.exclusive(async () => {
     const existing = getObject(ctx, type, namespace, name);
     const meta = existing.object.metadata;
@@ -47,22 +49,27 @@ export function deleteObject(ctx: ObjectContext, type: ResourceType, namespace: 
       throw conflict(type, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`);
     }
     if (type === namespaceType && immortalNamespaces.includes(name)) throw forbidden(type, name, 'this namespace may not be deleted');
-    return deleteOne(ctx, type, existing, request.dryRun, request.propagationPolicy);
+    return deleteOne(ctx, type, existing, request);
   });
 }
 
-export async function deleteOne(ctx: ObjectContext, type: ResourceType, existing: StoredObject, dryRun: boolean, policy: PropagationPolicy | undefined): Promise<DeleteResult> {
+/**
+ * Deletes one object (rule 5, 7 and 8): finalizers (with those its propagation policy adds) or a
+ * namespace's contents hold it, marked as being deleted; without them it is removed.
+ */
+export async function deleteOne(ctx: ObjectContext, type: ResourceType, existing: StoredObject, request: Omit<DeleteRequest, 'preconditions'>): Promise<DeleteResult> {
+  const { dryRun, propagationPolicy: policy } = request;
   const meta = existing.object.metadata;
   const isNamespace = type === namespaceType;
   const current = meta.finalizers ?? [];
   const finalizers = finalizersAfterDelete(current, policy);
   if (finalizers.length > 0 || (isNamespace && namespaceHasObjects(ctx, meta.name))) {
     if (meta.deletionTimestamp && finalizers === current) return { stored: existing, deleted: false };
-    const next = clone(existing.object);
+    const next = cloneJson(existing.object);
     next.metadata.finalizers = [...finalizers];
     const starting = !meta.deletionTimestamp;
     if (starting) {
-      next.metadata.deletionTimestamp = nowTime();
+      next.metadata.deletionTimestamp = timestampText();
       next.metadata.deletionGracePeriodSeconds = 0;
       if (type.hasGeneration) next.metadata.generation = (meta.generation ?? 0) + 1;
       if (isNamespace) next.status = { ...(next.status as Record<string, unknown> | undefined), phase: 'Terminating' };
@@ -84,7 +91,8 @@ export async function deleteOne(ctx: ObjectContext, type: ResourceType, existing
 }
 
 /** DELETE of a collection: every selected object, as individual deletes. Returns the list body. */
-export function deleteCollection(ctx: ObjectContext, type: ResourceType, version: string, namespace: string | undefined, opts: ListOptions, request: DeleteRequest): Promise<string> {
+export function deleteCollection(ctx: ObjectContext, target: CollectionTarget, opts: ListOptions, request: DeleteRequest): Promise<string> {
+  const { type, version, namespace } = target;
   return ctx.store.exclusive(async () => {
     const storeKey = storeKeyOf(type);
     const targets = [...ctx.store.values(storeKey)].filter((s) => {
@@ -99,7 +107,7 @@ export function deleteCollection(ctx: ObjectContext, type: ResourceType, version
     for (const target of targets) {
       const current = ctx.store.get(storeKey, target.key);
       if (!current) continue;
-      const result = await deleteOne(ctx, type, current, request.dryRun, request.propagationPolicy);
+      const result = await deleteOne(ctx, type, current, request);
       items.push(jsonAtApiVersion(result.stored, apiVersion));
     }
     const rv = String(ctx.store.resourceVersion);
@@ -107,6 +115,7 @@ export function deleteCollection(ctx: ObjectContext, type: ResourceType, version
   });
 }
 
+/** Deletes every object in a namespace that has started terminating. */
 async function deleteNamespaceContents(ctx: ObjectContext, namespace: string): Promise<void> {
   const prefix = `${namespace}/`;
   for (const type of ctx.registry.all()) {
@@ -115,7 +124,7 @@ async function deleteNamespaceContents(ctx: ObjectContext, namespace: string): P
     const targets = [...ctx.store.values(storeKey)].filter((s) => s.key.startsWith(prefix));
     for (const target of targets) {
       const current = ctx.store.get(storeKey, target.key);
-      if (current) await deleteOne(ctx, type, current, false, undefined);
+      if (current) await deleteOne(ctx, type, current, { dryRun: false });
     }
   }
 }

@@ -2,8 +2,8 @@
 import type { KubeObject } from '@kubeloop/resource';
 import { managedFieldsAfterUpdate, managerFromUserAgent, strategyFor } from '../patch/index.js';
 import { apiVersionOf } from '../resource-type.js';
-import type { ResourceType } from '../resource-type.js';
-import type { WriteOptions, WriteSubresource } from './write-options.js';
+import type { CollectionTarget } from './object-context.js';
+import type { InternalWrite } from './write-options.js';
 
 /**
  * A write that leaves `managedFields` out keeps the stored ones; one that sends an empty list
@@ -16,14 +16,14 @@ export function keepManagedFields(input: KubeObject, old: KubeObject): void {
 }
 
 /** Sets `obj`'s managedFields after an Update by the request's manager (none known: left as they are). */
-export function recordUpdate(type: ResourceType, version: string, old: KubeObject | undefined, obj: KubeObject, opts: WriteOptions, subresource: WriteSubresource): void {
+export function recordUpdate(target: CollectionTarget, old: KubeObject | undefined, obj: KubeObject, opts: InternalWrite): void {
   const manager = opts.fieldManager ?? (opts.userAgent !== undefined ? managerFromUserAgent(opts.userAgent) : undefined);
   if (manager === undefined) return;
-  const apiVersion = apiVersionOf(type, version);
+  const apiVersion = apiVersionOf(target.type, target.version);
   const entries = managedFieldsAfterUpdate(old, obj, {
     manager,
     apiVersion,
-    subresource,
+    subresource: opts.subresource,
     now: new Date(),
     strategy: strategyFor(obj.apiVersion, obj.kind),
   });

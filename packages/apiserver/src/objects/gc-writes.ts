@@ -3,13 +3,12 @@ import type { OwnerReference } from '@kubeloop/resource';
 import type { StoredObject } from '../change-event.js';
 import { namespaceType } from '../builtin-resources.js';
 import type { PropagationPolicy } from '../delete-options.js';
-import { jsonEqual } from '../json-value.js';
+import { cloneJson, jsonEqual } from '../json-value.js';
 import { canonicalObject } from '../object-meta.js';
 import { storeKeyOf } from '../resource-type.js';
 import type { ResourceType } from '../resource-type.js';
 import { deleteOne } from './delete-object.js';
 import { immortalNamespaces, namespaceHasObjects } from './namespace-contents.js';
-import { clone } from './object-context.js';
 import type { ObjectContext } from './object-context.js';
 import { removeObject } from './remove-object.js';
 
@@ -18,7 +17,7 @@ export function gcDelete(ctx: ObjectContext, type: ResourceType, key: string, ui
   return ctx.store.exclusive(async () => {
     const existing = storedWithUid(ctx, type, key, uid);
     if (!existing || (type === namespaceType && immortalNamespaces.includes(key))) return;
-    await deleteOne(ctx, type, existing, false, policy);
+    await deleteOne(ctx, type, existing, { dryRun: false, propagationPolicy: policy });
   });
 }
 
@@ -30,7 +29,7 @@ export function gcEditOwnerReferences(ctx: ObjectContext, type: ResourceType, ke
     const refs = existing.object.metadata.ownerReferences ?? [];
     const edited = edit(refs);
     if (jsonEqual(refs, edited)) return;
-    const next = clone(existing.object);
+    const next = cloneJson(existing.object);
     next.metadata.ownerReferences = edited;
     await ctx.store.put(storeKeyOf(type), key, canonicalObject(next, []));
   });
@@ -41,7 +40,7 @@ export function gcRemoveFinalizer(ctx: ObjectContext, type: ResourceType, key: s
   return ctx.store.exclusive(async () => {
     const existing = storedWithUid(ctx, type, key, uid);
     if (!existing?.object.metadata.finalizers?.includes(finalizer)) return;
-    const next = clone(existing.object);
+    const next = cloneJson(existing.object);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== finalizer);
     const meta = next.metadata;
     if (meta.deletionTimestamp && meta.finalizers?.length === 0 && !(type === namespaceType && namespaceHasObjects(ctx, meta.name))) {

@@ -3,11 +3,23 @@ import type { KubeObject } from '@kubeloop/resource';
 import { decodeError } from '../builtin-decoding.js';
 import { canonicalObject, metadataTypeProblem } from '../object-meta.js';
 import { apiVersionOf } from '../resource-type.js';
-import type { FieldValidation, ResourceType } from '../resource-type.js';
+import type { FieldValidation } from '../resource-type.js';
 import { badRequest } from '../status-error.js';
+import type { CollectionTarget } from './object-context.js';
 
-/** Checks the envelope of a body and returns it as an object of this type at `version`. */
-export function prepareBody(type: ResourceType, version: string, body: unknown, namespace: string | undefined, urlName: string | undefined): KubeObject {
+/** A body decoded into an object of its type, and the warnings the decoding owes the client. */
+export interface DecodedObject {
+  readonly obj: KubeObject;
+  readonly warnings: string[];
+}
+
+/**
+ * Checks the envelope of a body and returns it as an object of the target's type at its version:
+ * apiVersion and kind filled in or matched, namespace from the URL, name matching the URL's (when
+ * the target names one).
+ */
+export function prepareBody(target: CollectionTarget & { readonly name?: string }, body: unknown): KubeObject {
+  const { type, version, namespace } = target;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${type.kind})`);
   }
@@ -29,28 +41,28 @@ export function prepareBody(type: ResourceType, version: string, body: unknown, 
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
   } else delete meta.namespace;
-  if (urlName !== undefined && (meta.name ?? '') !== urlName) {
-    throw badRequest(`the name of the object (${meta.name ?? ''}) does not match the name on the URL (${urlName})`);
+  if (target.name !== undefined && (meta.name ?? '') !== target.name) {
+    throw badRequest(`the name of the object (${meta.name ?? ''}) does not match the name on the URL (${target.name})`);
   }
   return obj;
 }
 
 /** Drops unknown fields (reporting them, and repeated ones, per `fieldValidation`) and checks shapes. */
 export function decode(
-  type: ResourceType,
-  version: string,
+  target: CollectionTarget,
   obj: KubeObject,
-  fieldValidation: FieldValidation,
-  duplicateFields: readonly string[] = [],
-): { obj: KubeObject; warnings: string[] } {
+  fields: { readonly fieldValidation: FieldValidation; readonly duplicateFields?: readonly string[] | undefined },
+): DecodedObject {
+  const { type, version } = target;
+  const duplicateFields = fields.duplicateFields ?? [];
   const unknown: string[] = [];
   const result = type.decode?.(obj, version);
   if (result) unknown.push(...result.unknownFields);
   const canonical = canonicalObject(obj, unknown);
   const warnings: string[] = [];
-  if (unknown.length + duplicateFields.length > 0 && fieldValidation !== 'Ignore') {
+  if (unknown.length + duplicateFields.length > 0 && fields.fieldValidation !== 'Ignore') {
     const texts = [...duplicateFields.map((f) => `duplicate field "${f}"`), ...unknown.map((f) => `unknown field "${f}"`)];
-    if (fieldValidation === 'Strict') throw badRequest(`${type.kind} in version "${version}" cannot be handled as a ${type.kind}: strict decoding error: ${texts.join(', ')}`);
+    if (fields.fieldValidation === 'Strict') throw badRequest(`${type.kind} in version "${version}" cannot be handled as a ${type.kind}: strict decoding error: ${texts.join(', ')}`);
     warnings.push(...texts);
   }
   return { obj: canonical, warnings };

@@ -1,6 +1,4 @@
-/** What every object operation works with, and the small helpers they share. */
-import type { KubeObject } from '@kubeloop/resource';
-import { cloneJson } from '../json-value.js';
+/** What every object operation works with, and what a request addresses. */
 import type { ObjectStore } from '../object-store.js';
 import type { ResourceRegistry } from '../resource-registry.js';
 import type { ResourceType } from '../resource-type.js';
@@ -18,14 +16,21 @@ export interface ObjectContext {
   readonly types: TypeListener;
 }
 
+/** The objects of one type a request addresses, in the API version it speaks. */
+export interface CollectionTarget {
+  readonly type: ResourceType;
+  /** The version of the request's URL: bodies are read and answered at it. */
+  readonly version: string;
+  /** The namespace of the URL; undefined for cluster-scoped types and requests across all namespaces. */
+  readonly namespace: string | undefined;
+}
+
+/** One object a request addresses by name. */
+export interface ObjectTarget extends CollectionTarget {
+  readonly name: string;
+}
+
+/** The store's key of an object: `namespace/name`, or the name of a cluster-scoped one. */
 export function objectKeyOf(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
-}
-
-export function nowTime(): string {
-  return `${new Date().toISOString().slice(0, 19)}Z`;
-}
-
-export function clone(obj: KubeObject): KubeObject {
-  return cloneJson(obj);
 }

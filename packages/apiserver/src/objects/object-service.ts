@@ -9,7 +9,7 @@
  * `field-manager.ts`; an object's end through `remove-object.ts`, which finishes namespaces
  * (`namespace-contents.ts`) and CRDs (`crd-types.ts`); the garbage collector writes through `gc-writes.ts`.
  *
- * Rules (each tested in `object-service*.test.ts` and the HTTP tests):
+ * Rules (each tested in `object-semantics.test.ts` and the other HTTP tests):
  * 1. One global resourceVersion counter; a write whose result equals the stored object is a
  *    no-op: 200, nothing stored, no event.
  * 2. `generation` (custom resources, CRDs): 1 on create; +1 when anything outside `metadata`
@@ -40,8 +40,9 @@ import { applyReadDefaults, registerStoredCrds } from './crd-types.js';
 import { deleteCollection, deleteObject } from './delete-object.js';
 import type { DeleteRequest, DeleteResult } from './delete-object.js';
 import { gcDelete, gcEditOwnerReferences, gcRemoveFinalizer } from './gc-writes.js';
-import type { ObjectContext, TypeListener } from './object-context.js';
+import type { CollectionTarget, ObjectContext, ObjectTarget, TypeListener } from './object-context.js';
 import { patchObject } from './patch-object.js';
+import type { PatchOptions } from './patch-object.js';
 import { getObject, listObjects, listPage } from './read-objects.js';
 import type { ListPage } from './read-objects.js';
 import { getScale, updateScale } from './scale-object.js';
@@ -76,33 +77,18 @@ export class ObjectService {
   // --- writes ---
 
   /** POST: creates an object. */
-  create(type: ResourceType, version: string, namespace: string | undefined, body: unknown, opts: WriteOptions): Promise<WriteResult> {
-    return createObject(this.#ctx, type, version, namespace, body, opts);
+  create(target: CollectionTarget, body: unknown, opts: WriteOptions): Promise<WriteResult> {
+    return createObject(this.#ctx, target, body, opts);
   }
 
-  /** PUT (main resource or `/status`). */
-  update(
-    type: ResourceType,
-    version: string,
-    namespace: string | undefined,
-    name: string,
-    body: unknown,
-    opts: WriteOptions & { readonly subresource: WriteSubresource },
-  ): Promise<WriteResult> {
-    return updateObject(this.#ctx, type, version, namespace, name, body, opts);
+  /** PUT (main resource, `/status` or a namespace's `/finalize`). */
+  update(target: ObjectTarget, body: unknown, opts: WriteOptions & { readonly subresource: WriteSubresource }): Promise<WriteResult> {
+    return updateObject(this.#ctx, target, body, opts);
   }
 
   /** PATCH (main resource or `/status`), by media type; apply creates a missing object. */
-  patch(
-    type: ResourceType,
-    version: string,
-    namespace: string | undefined,
-    name: string,
-    body: string,
-    mediaType: string,
-    opts: WriteOptions & { readonly subresource: 'status' | undefined; readonly force?: boolean | undefined },
-  ): Promise<WriteResult> {
-    return patchObject(this.#ctx, type, version, namespace, name, body, mediaType, opts);
+  patch(target: ObjectTarget, body: string, mediaType: string, opts: PatchOptions): Promise<WriteResult> {
+    return patchObject(this.#ctx, target, body, mediaType, opts);
   }
 
   /** GET of `/scale`: the object's Scale. */
@@ -114,18 +100,18 @@ export class ObjectService {
    * PUT or PATCH of `/scale`: `edit` turns the current Scale into the requested one, whose
    * `spec.replicas` becomes the object's (a resourceVersion it carries must be current). Answers the new Scale.
    */
-  updateScale(type: ResourceType, version: string, namespace: string | undefined, name: string, edit: (current: KubeObject) => unknown, opts: WriteOptions): Promise<KubeObject> {
-    return updateScale(this.#ctx, type, version, namespace, name, edit, opts);
+  updateScale(target: ObjectTarget, edit: (current: KubeObject) => unknown, opts: WriteOptions): Promise<KubeObject> {
+    return updateScale(this.#ctx, target, edit, opts);
   }
 
   /** DELETE of one object. */
-  delete(type: ResourceType, namespace: string | undefined, name: string, request: DeleteRequest): Promise<DeleteResult> {
-    return deleteObject(this.#ctx, type, namespace, name, request);
+  delete(target: ObjectTarget, request: DeleteRequest): Promise<DeleteResult> {
+    return deleteObject(this.#ctx, target, request);
   }
 
   /** DELETE of a collection: every selected object, as individual deletes. Returns the list body. */
-  deleteCollection(type: ResourceType, version: string, namespace: string | undefined, opts: ListOptions, request: DeleteRequest): Promise<string> {
-    return deleteCollection(this.#ctx, type, version, namespace, opts, request);
+  deleteCollection(target: CollectionTarget, opts: ListOptions, request: DeleteRequest): Promise<string> {
+    return deleteCollection(this.#ctx, target, opts, request);
   }
 
   // --- the garbage collector's writes (see garbage-collector.ts) ---

@@ -17,11 +17,14 @@ export interface WriteOptions {
   readonly userAgent?: string | undefined;
 }
 
-/** What #create and #update are told besides the request's options. */
+/** What a create or an update is told besides the request's options. */
 export type InternalWrite = WriteOptions & {
-  readonly subresource: WriteSubresource;
-  /** The write is a server-side apply: its managedFields are already set. */
+  /** What an update writes. Default: the main resource. */
+  readonly subresource?: WriteSubresource;
+  /** The write is a server-side apply: its managedFields are already set. Default: false. */
   readonly applied?: boolean;
+  /** A PUT: the object must carry a resourceVersion unless its type allows unconditional updates. Default: false (patches, scale). */
+  readonly requireResourceVersion?: boolean;
 };
 
 /** What an update writes: the main resource, `/status`, or a namespace's `/finalize` (only `spec.finalizers`). */

@@ -141,14 +141,21 @@ export class WriteAheadLog {
   private readonly counters = { appends: 0, writes: 0, fsyncs: 0, compactions: 0 };
   private live = new LiveBytes();
 
-  private constructor(
-    private readonly fs: WalFileSystem,
-    private readonly dir: string,
-    private handle: WalFile,
-    private size: number,
-    private readonly policy: FsyncPolicy,
-    private readonly compactAfterBytes: number,
-  ) {
+  private readonly fs: WalFileSystem;
+  private readonly dir: string;
+  private handle: WalFile;
+  /** Bytes in the file, all of them whole records. */
+  private size: number;
+  private readonly policy: FsyncPolicy;
+  private readonly compactAfterBytes: number;
+
+  private constructor(opened: { fs: WalFileSystem; dir: string; handle: WalFile; size: number; policy: FsyncPolicy; compactAfterBytes: number }) {
+    this.fs = opened.fs;
+    this.dir = opened.dir;
+    this.handle = opened.handle;
+    this.size = opened.size;
+    this.policy = opened.policy;
+    this.compactAfterBytes = opened.compactAfterBytes;
   }
 
   /**
@@ -207,7 +214,7 @@ export class WriteAheadLog {
     }
     const handle = await fs.open(path, 'a');
     if (created) await syncDirectory(fs, dir);
-    const log = new WriteAheadLog(fs, dir, handle, validLength, options.fsync, compactAfterBytes);
+    const log = new WriteAheadLog({ fs, dir, handle, size: validLength, policy: options.fsync, compactAfterBytes });
     records.forEach((record, i) => log.live.add(record, recordBytes[i] ?? 0));
     const result: WriteAheadLogOpenResult = { log, records };
     if (damage !== undefined) result.corruption = damage;
