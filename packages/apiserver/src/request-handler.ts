@@ -10,7 +10,6 @@ import { jsonAtApiVersion } from './change-event.js';
 import { browserRequestProblem } from './browser-guard.js';
 import type { AllowedHosts } from './browser-guard.js';
 import { namespaceType } from './builtin-resources.js';
-import { propagationPolicyOf } from './delete-options.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
 import { parseListOptions } from './list-options.js';
@@ -18,19 +17,18 @@ import type { CollectionTarget, ObjectTarget } from './objects/object-context.js
 import type { ObjectService } from './objects/object-service.js';
 import { runPatch } from './objects/patch-object.js';
 import type { ListPage } from './objects/read-objects.js';
-import type { WriteOptions } from './objects/write-options.js';
 import type { ObjectStore } from './object-store.js';
 import type { OpenApiDocuments } from './openapi.js';
-import { decodeProtobufObject, protobufMediaType } from './protobuf-decoding.js';
 import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
 import { queryBool } from './query-bool.js';
+import { deleteRequestOf, writeOptionsOf } from './request-options.js';
 import { parseRoute } from './request-route.js';
 import { patchScale } from './scale-subresource.js';
 import type { ResourceRoute } from './request-route.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf } from './resource-type.js';
-import type { FieldValidation, ResourceType } from './resource-type.js';
-import { StatusError, badRequest, forbiddenRequest, internalError, invalid, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status-error.js';
+import type { ResourceType } from './resource-type.js';
+import { StatusError, forbiddenRequest, internalError, methodNotAllowed, pathNotFound } from './status-error.js';
 import { singleObjectTableJson, tableFormat, tableJson, tableRowJson } from './table/table-encoding.js';
 import { tableRequestOf } from './table/table-request.js';
 import { partialMetadataRequestOf, partialObjectMetadataJson, partialObjectMetadataListJson } from './partial-object-metadata.js';
@@ -77,30 +75,6 @@ function servesSubresource(type: ResourceType, subresource: string): boolean {
   if (subresource === 'status') return type.statusSubresource;
   if (subresource === 'scale') return type.scale !== undefined;
   return subresource === 'finalize' && type === namespaceType;
-}
-
-function fieldValidationOf(params: URLSearchParams): FieldValidation {
-  const value = params.get('fieldValidation');
-  if (value === 'Strict' || value === 'Ignore') return value;
-  return 'Warn';
-}
-
-/** The options every write takes from its request. */
-function writeOptionsOf(req: IncomingMessage, params: URLSearchParams): WriteOptions {
-  return { dryRun: dryRunOf(params, req.method ?? 'GET'), fieldValidation: fieldValidationOf(params), fieldManager: params.get('fieldManager') ?? undefined, userAgent: req.headers['user-agent'] };
-}
-
-const optionsKinds: Readonly<Record<string, string>> = { POST: 'CreateOptions', PUT: 'UpdateOptions', PATCH: 'PatchOptions', DELETE: 'DeleteOptions' };
-
-/** `dryRun`: only `All` is valid (kube-apiserver's ValidateDryRun: 422 on the request's options kind); reads ignore it. */
-function dryRunOf(params: URLSearchParams, method: string, fromBody: readonly unknown[] = []): boolean {
-  const values = [...params.getAll('dryRun'), ...fromBody];
-  const optionsKind = optionsKinds[method];
-  if (optionsKind && values.some((v) => v !== 'All')) {
-    const shown = `[]string{${values.map((v) => JSON.stringify(String(v))).join(', ')}}`;
-    throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [{ reason: 'FieldValueNotSupported', message: `Unsupported value: ${shown}: supported values: "All"`, field: 'dryRun' }]);
-  }
-  return values.includes('All');
 }
 
 /** Handles one HTTP request. */
@@ -267,31 +241,13 @@ export class RequestHandler {
   /** DELETE of one object (`target.name`) or of a collection. */
   async #delete(req: IncomingMessage, res: ServerResponse, target: CollectionTarget & { readonly name: string | undefined }, params: URLSearchParams, dryRunQuery: boolean): Promise<void> {
     const { type, version, name } = target;
-    const body = await readBody(req, this.#deps.maxBodyBytes);
-    const text = body.toString('utf8');
-    let options: { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[]; propagationPolicy?: unknown; orphanDependents?: unknown } = {};
-    const mediaType = mediaTypeOf(req);
-    if (mediaType === protobufMediaType && body.length > 0) {
-      options = decodeProtobufObject(body);
-    } else if (text.trim() !== '') {
-      if (mediaType !== 'application/json' && mediaType !== '*/*') throw unsupportedMediaType(['application/json', protobufMediaType]);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch (err) {
-        throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(err as Error).message}`);
-      }
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) options = parsed;
-    }
-    const preconditions = { uid: params.get('preconditions.uid') ?? options.preconditions?.uid, resourceVersion: params.get('preconditions.resourceVersion') ?? options.preconditions?.resourceVersion };
-    const dryRun = dryRunQuery || dryRunOf(new URLSearchParams(), 'DELETE', Array.isArray(options.dryRun) ? options.dryRun : []);
-    const propagationPolicy = propagationPolicyOf(options, params);
+    const request = deleteRequestOf(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), params, dryRunQuery);
     const { service } = this.#deps;
     if (name === undefined) {
       const opts = parseListOptions(type, params);
-      return sendJson(res, 200, await service.deleteCollection(target, opts, { dryRun, propagationPolicy }));
+      return sendJson(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy }));
     }
-    const result = await service.delete({ ...target, name }, { preconditions, dryRun, propagationPolicy });
+    const result = await service.delete({ ...target, name }, request);
     if (!result.deleted || type.returnsDeletedObject) return sendJson(res, 200, this.#objectJson(type, version, result.stored));
     const details: Record<string, unknown> = { name };
     if (type.group) details.group = type.group;
