@@ -1,7 +1,7 @@
 /**
  * What the server does with objects, independent of HTTP: create, read, list, update, patch and
  * delete, with Kubernetes' rules for each. HTTP handlers parse a request, call one method and
- * write the result; failures are thrown as {@link StatusError}s.
+ * write the result; failures are thrown as `StatusError`s (`status-error.ts`).
  *
  * The request path: `request-handler.ts` -> this facade -> one file per operation:
  * `read-objects.ts` (get, list), `create-object.ts`, `update-object.ts`, `patch-object.ts`,
