@@ -24,7 +24,8 @@ import { BearerTokenCheck } from './bearer-token.js';
 import { kubeconfigFor } from './kubeconfig.js';
 import { makeServingCertificates } from './self-signed-certificates.js';
 import { unauthorized } from './status-error.js';
-import { ObjectService, immortalNamespaces } from './object-service.js';
+import { immortalNamespaces } from './objects/namespace-contents.js';
+import { ObjectService } from './objects/object-service.js';
 import { ObjectStore, counterLogKey, parseLogKey } from './object-store.js';
 import { OpenApiDocuments } from './openapi.js';
 import { DataDirLock, WriteAheadLog } from './persistence/index.js';
@@ -235,7 +236,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   try {
     for (const name of immortalNamespaces) {
       if (!store.get(storeKeyOf(namespaceType), name)) {
-        await service.create(namespaceType, 'v1', undefined, { metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
+        await service.create({ type: namespaceType, version: 'v1', namespace: undefined }, { metadata: { name } }, { dryRun: false, fieldValidation: 'Ignore' });
       }
     }
   } catch (err) {

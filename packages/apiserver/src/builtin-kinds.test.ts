@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApiServer } from './api-server.js';
 import type { ApiServer } from './api-server.js';
-import { decodeProtobufObject } from './protobuf-decoding.js';
+import { decodeProtobufObject } from './protobuf/protobuf-decoding.js';
 import { call } from './testing/test-client.js';
 
 const leases = '/apis/coordination.k8s.io/v1/namespaces/default/leases';

@@ -7,7 +7,7 @@ import { checkShape, decodeError, shapePropertiesSchema } from './builtin-decodi
 import type { FieldShape } from './builtin-decoding.js';
 import { jsonEqual, setOwn } from './json-value.js';
 import type { NameRule } from './name-validation.js';
-import { allVerbs } from './resource-type.js';
+import { builtinTypeFields } from './resource-type.js';
 import type { DecodeResult, ResourceType } from './resource-type.js';
 import { forbiddenValue, invalidValue } from './status-error.js';
 import type { FieldProblem } from './status-error.js';
@@ -65,21 +65,9 @@ function builtin(init: BuiltinInit): ResourceType {
   const version = 'v1';
   const schema = kindSchema(init.group, version, init.kind, shapePropertiesSchema(init.shape));
   const type: ResourceType = {
-    group: init.group,
-    versions: [version],
-    storageVersion: version,
-    kind: init.kind,
-    listKind: `${init.kind}List`,
-    plural: init.plural,
-    singular: init.kind.toLowerCase(),
-    namespaced: init.namespaced,
-    shortNames: init.shortNames ?? [],
-    categories: init.categories ?? [],
-    verbs: allVerbs,
+    ...builtinTypeFields({ ...init, version }),
     statusSubresource: init.statusSubresource ?? false,
     hasGeneration: false,
-    custom: false,
-    allowUnconditionalUpdate: true,
     nameRule: init.nameRule ?? 'subdomain',
     returnsDeletedObject: init.returnsDeletedObject ?? false,
     extraSelectableFields: init.extraSelectableFields ?? [],

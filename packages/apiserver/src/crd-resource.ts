@@ -20,6 +20,7 @@ import type { SchemaValidatorLike } from './crd-schema.js';
 import { createdAtPrinter, customResourcePrinter } from './table/table-printer.js';
 import type { TablePrinter } from './table/table-printer.js';
 import { compareVersionPriority } from './version-priority.js';
+import { timestampText } from './timestamp-text.js';
 
 /** The parts of a CRD this server reads. */
 export interface CrdSpec {
@@ -45,10 +46,6 @@ function specOf(crd: KubeObject): CrdSpec {
   return (crd.spec ?? {});
 }
 
-function nowTime(): string {
-  return `${new Date().toISOString().slice(0, 19)}Z`;
-}
-
 function applyDefaults(crd: KubeObject): void {
   const spec = specOf(crd);
   if (spec.names?.kind) {
@@ -72,7 +69,7 @@ function statusFor(crd: KubeObject, previous: KubeObject | undefined): Record<st
   const prevStatus = (previous?.status ?? {}) as { storedVersions?: string[]; conditions?: Record<string, unknown>[] };
   const storedVersions = [...(prevStatus.storedVersions ?? [])];
   if (storage && !storedVersions.includes(storage)) storedVersions.push(storage);
-  const time = nowTime();
+  const time = timestampText();
   const conditions = prevStatus.conditions?.length
     ? prevStatus.conditions
     : [

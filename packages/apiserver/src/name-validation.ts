@@ -8,30 +8,44 @@ const dns1123SubdomainPattern = `${dns1123LabelPattern}(\\.${dns1123LabelPattern
 const dns1123LabelRegex = new RegExp(`^${dns1123LabelPattern}$`);
 const dns1123SubdomainRegex = new RegExp(`^${dns1123SubdomainPattern}$`);
 
+/** A DNS-1123 name rule: its length limit, its pattern and what it says when the pattern fails. */
+interface DnsNameRule {
+  readonly maxLength: number;
+  readonly regex: RegExp;
+  readonly patternMessage: string;
+}
+
+const dns1123Subdomain: DnsNameRule = {
+  maxLength: 253,
+  regex: dns1123SubdomainRegex,
+  patternMessage:
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character " +
+    `(e.g. 'example.com', regex used for validation is '${dns1123SubdomainPattern}')`,
+};
+
+const dns1123Label: DnsNameRule = {
+  maxLength: 63,
+  regex: dns1123LabelRegex,
+  patternMessage:
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character " +
+    `(e.g. 'my-name',  or '123-abc', regex used for validation is '${dns1123LabelPattern}')`,
+};
+
+function dnsNameProblems(value: string, rule: DnsNameRule): string[] {
+  const problems: string[] = [];
+  if (value.length > rule.maxLength) problems.push(`must be no more than ${rule.maxLength} characters`);
+  if (!rule.regex.test(value)) problems.push(rule.patternMessage);
+  return problems;
+}
+
 /** The problems of a DNS-1123 subdomain (most object names); empty when valid. */
 export function dns1123SubdomainProblems(value: string): string[] {
-  const problems: string[] = [];
-  if (value.length > 253) problems.push('must be no more than 253 characters');
-  if (!dns1123SubdomainRegex.test(value)) {
-    problems.push(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character " +
-        `(e.g. 'example.com', regex used for validation is '${dns1123SubdomainPattern}')`,
-    );
-  }
-  return problems;
+  return dnsNameProblems(value, dns1123Subdomain);
 }
 
 /** The problems of a DNS-1123 label (namespace names); empty when valid. */
 export function dns1123LabelProblems(value: string): string[] {
-  const problems: string[] = [];
-  if (value.length > 63) problems.push('must be no more than 63 characters');
-  if (!dns1123LabelRegex.test(value)) {
-    problems.push(
-      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character " +
-        `(e.g. 'my-name',  or '123-abc', regex used for validation is '${dns1123LabelPattern}')`,
-    );
-  }
-  return problems;
+  return dnsNameProblems(value, dns1123Label);
 }
 
 /** Which rule a kind's names follow. */

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { decodeProtobufObject, protobufMediaType } from './protobuf-decoding.js';
+import { decodeProtobufObject, protobufMediaType } from './protobuf/protobuf-decoding.js';
 import { maxNestingDepth, nestingTooDeep, scanJsonText } from './json-text.js';
 import { badRequest, entityTooLarge, unsupportedMediaType } from './status-error.js';
 import type { StatusError } from './status-error.js';

@@ -10,24 +10,25 @@ import { jsonAtApiVersion } from './change-event.js';
 import { browserRequestProblem } from './browser-guard.js';
 import type { AllowedHosts } from './browser-guard.js';
 import { namespaceType } from './builtin-resources.js';
-import { propagationPolicyOf } from './delete-options.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
 import { parseListOptions } from './list-options.js';
-import type { ListPage, ObjectService, WriteOptions } from './object-service.js';
+import type { CollectionTarget, ObjectTarget } from './objects/object-context.js';
+import type { ObjectService } from './objects/object-service.js';
+import { runPatch } from './objects/patch-object.js';
+import type { ListPage } from './objects/read-objects.js';
 import type { ObjectStore } from './object-store.js';
 import type { OpenApiDocuments } from './openapi.js';
-import { decodeProtobufObject, protobufMediaType } from './protobuf-decoding.js';
 import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
-import { isPatchError } from './patch/index.js';
 import { queryBool } from './query-bool.js';
+import { deleteRequestOf, writeOptionsOf } from './request-options.js';
 import { parseRoute } from './request-route.js';
 import { patchScale } from './scale-subresource.js';
 import type { ResourceRoute } from './request-route.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf } from './resource-type.js';
-import type { FieldValidation, ResourceType } from './resource-type.js';
-import { StatusError, badRequest, forbiddenRequest, internalError, invalid, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status-error.js';
+import type { ResourceType } from './resource-type.js';
+import { StatusError, forbiddenRequest, internalError, methodNotAllowed, pathNotFound } from './status-error.js';
 import { singleObjectTableJson, tableFormat, tableJson, tableRowJson } from './table/table-encoding.js';
 import { tableRequestOf } from './table/table-request.js';
 import { partialMetadataRequestOf, partialObjectMetadataJson, partialObjectMetadataListJson } from './partial-object-metadata.js';
@@ -74,40 +75,6 @@ function servesSubresource(type: ResourceType, subresource: string): boolean {
   if (subresource === 'status') return type.statusSubresource;
   if (subresource === 'scale') return type.scale !== undefined;
   return subresource === 'finalize' && type === namespaceType;
-}
-
-/** Runs a patch engine, turning its typed errors into Status errors. */
-function runPatch<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (isPatchError(err)) throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: err.reason, code: err.status });
-    throw err;
-  }
-}
-
-function fieldValidationOf(params: URLSearchParams): FieldValidation {
-  const value = params.get('fieldValidation');
-  if (value === 'Strict' || value === 'Ignore') return value;
-  return 'Warn';
-}
-
-/** The options every write takes from its request. */
-function writeOptionsOf(req: IncomingMessage, params: URLSearchParams): WriteOptions {
-  return { dryRun: dryRunOf(params, req.method ?? 'GET'), fieldValidation: fieldValidationOf(params), fieldManager: params.get('fieldManager') ?? undefined, userAgent: req.headers['user-agent'] };
-}
-
-const optionsKinds: Readonly<Record<string, string>> = { POST: 'CreateOptions', PUT: 'UpdateOptions', PATCH: 'PatchOptions', DELETE: 'DeleteOptions' };
-
-/** `dryRun`: only `All` is valid (kube-apiserver's ValidateDryRun: 422 on the request's options kind); reads ignore it. */
-function dryRunOf(params: URLSearchParams, method: string, fromBody: readonly unknown[] = []): boolean {
-  const values = [...params.getAll('dryRun'), ...fromBody];
-  const optionsKind = optionsKinds[method];
-  if (optionsKind && values.some((v) => v !== 'All')) {
-    const shown = `[]string{${values.map((v) => JSON.stringify(String(v))).join(', ')}}`;
-    throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [{ reason: 'FieldValueNotSupported', message: `Unsupported value: ${shown}: supported values: "All"`, field: 'dryRun' }]);
-  }
-  return values.includes('All');
 }
 
 /** Handles one HTTP request. */
@@ -194,8 +161,9 @@ export class RequestHandler {
     const version = route.version;
     const namespace = route.namespace;
     const name = route.name;
+    const collection: CollectionTarget = { type, version, namespace };
     const subresource = route.subresource === 'status' ? 'status' : undefined;
-    if (route.subresource === 'scale' || route.subresource === 'finalize') return this.#otherSubresource(req, res, type, version, namespace, name as string, route.subresource, params);
+    if (route.subresource === 'scale' || route.subresource === 'finalize') return this.#otherSubresource(req, res, { ...collection, name: name as string }, route.subresource, params);
     const method = req.method ?? 'GET';
     const watch = route.legacyWatch || queryBool(params, 'watch') === true;
 
@@ -243,22 +211,22 @@ export class RequestHandler {
         const metadata = partialMetadataRequestOf(req.headers.accept, 'watch');
         const table = metadata ? undefined : tableRequestOf(req.headers.accept, params);
         const opts = parseListOptions(type, params);
-        serveWatch(this.#deps.store, this.#deps.hub, type, version, namespace, { ...opts, watch: true }, table, res, metadata);
+        serveWatch(this.#deps, collection, { options: { ...opts, watch: true }, table, metadata }, res);
         return;
       }
       case 'create': {
         const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
-        const result = await service.create(type, version, namespace, body.value, { ...write, duplicateFields: body.duplicateFields });
+        const result = await service.create(collection, body.value, { ...write, duplicateFields: body.duplicateFields });
         return sendJson(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'update': {
         const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
-        const result = await service.update(type, version, namespace, name as string, body.value, { ...write, duplicateFields: body.duplicateFields, subresource });
+        const result = await service.update({ ...collection, name: name as string }, body.value, { ...write, duplicateFields: body.duplicateFields, subresource });
         return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'patch': {
         const text = (await readBody(req, this.#deps.maxBodyBytes)).toString('utf8');
-        const result = await service.patch(type, version, namespace, name as string, text, mediaTypeOf(req), {
+        const result = await service.patch({ ...collection, name: name as string }, text, mediaTypeOf(req), {
           ...write,
           subresource,
           force: queryBool(params, 'force'),
@@ -266,45 +234,20 @@ export class RequestHandler {
         return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'delete':
-        return this.#delete(req, res, type, version, namespace, name, params, write.dryRun);
+        return this.#delete(req, res, { ...collection, name }, params, write.dryRun);
     }
   }
 
-  async #delete(
-    req: IncomingMessage,
-    res: ServerResponse,
-    type: ResourceType,
-    version: string,
-    namespace: string | undefined,
-    name: string | undefined,
-    params: URLSearchParams,
-    dryRunQuery: boolean,
-  ): Promise<void> {
-    const body = await readBody(req, this.#deps.maxBodyBytes);
-    const text = body.toString('utf8');
-    let options: { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[]; propagationPolicy?: unknown; orphanDependents?: unknown } = {};
-    const mediaType = mediaTypeOf(req);
-    if (mediaType === protobufMediaType && body.length > 0) {
-      options = decodeProtobufObject(body);
-    } else if (text.trim() !== '') {
-      if (mediaType !== 'application/json' && mediaType !== '*/*') throw unsupportedMediaType(['application/json', protobufMediaType]);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch (err) {
-        throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(err as Error).message}`);
-      }
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) options = parsed;
-    }
-    const preconditions = { uid: params.get('preconditions.uid') ?? options.preconditions?.uid, resourceVersion: params.get('preconditions.resourceVersion') ?? options.preconditions?.resourceVersion };
-    const dryRun = dryRunQuery || dryRunOf(new URLSearchParams(), 'DELETE', Array.isArray(options.dryRun) ? options.dryRun : []);
-    const propagationPolicy = propagationPolicyOf(options, params);
+  /** DELETE of one object (`target.name`) or of a collection. */
+  async #delete(req: IncomingMessage, res: ServerResponse, target: CollectionTarget & { readonly name: string | undefined }, params: URLSearchParams, dryRunQuery: boolean): Promise<void> {
+    const { type, version, name } = target;
+    const request = deleteRequestOf(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), params, dryRunQuery);
     const { service } = this.#deps;
     if (name === undefined) {
       const opts = parseListOptions(type, params);
-      return sendJson(res, 200, await service.deleteCollection(type, version, namespace, opts, { dryRun, propagationPolicy }));
+      return sendJson(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy }));
     }
-    const result = await service.delete(type, namespace, name, { preconditions, dryRun, propagationPolicy });
+    const result = await service.delete({ ...target, name }, request);
     if (!result.deleted || type.returnsDeletedObject) return sendJson(res, 200, this.#objectJson(type, version, result.stored));
     const details: Record<string, unknown> = { name };
     if (type.group) details.group = type.group;
@@ -314,34 +257,26 @@ export class RequestHandler {
   }
 
   /** `/scale` (GET, PUT, PATCH) and a namespace's `/finalize` (PUT). */
-  async #otherSubresource(
-    req: IncomingMessage,
-    res: ServerResponse,
-    type: ResourceType,
-    version: string,
-    namespace: string | undefined,
-    name: string,
-    subresource: 'scale' | 'finalize',
-    params: URLSearchParams,
-  ): Promise<void> {
+  async #otherSubresource(req: IncomingMessage, res: ServerResponse, target: ObjectTarget, subresource: 'scale' | 'finalize', params: URLSearchParams): Promise<void> {
+    const { type, version, namespace, name } = target;
     const { service } = this.#deps;
     const method = req.method ?? 'GET';
     const write = writeOptionsOf(req, params);
     if (subresource === 'finalize') {
       if (method !== 'PUT') throw methodNotAllowed();
       const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, write.fieldValidation !== 'Ignore');
-      const result = await service.update(type, version, namespace, name, body.value, { ...write, duplicateFields: body.duplicateFields, subresource: 'finalize' });
+      const result = await service.update(target, body.value, { ...write, duplicateFields: body.duplicateFields, subresource: 'finalize' });
       return sendJson(res, 200, this.#objectJson(type, version, result.stored));
     }
     if (method === 'GET') return sendJson(res, 200, JSON.stringify(service.getScale(type, namespace, name)));
     if (method === 'PUT') {
       const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale', false);
-      return sendJson(res, 200, JSON.stringify(await service.updateScale(type, version, namespace, name, () => body.value, write)));
+      return sendJson(res, 200, JSON.stringify(await service.updateScale(target, () => body.value, write)));
     }
     if (method === 'PATCH') {
       const text = (await readBody(req, this.#deps.maxBodyBytes)).toString('utf8');
       const mediaType = mediaTypeOf(req);
-      const scale = await service.updateScale(type, version, namespace, name, (current) => runPatch(() => patchScale(current, text, mediaType)), write);
+      const scale = await service.updateScale(target, (current) => runPatch(() => patchScale(current, text, mediaType)), write);
       return sendJson(res, 200, JSON.stringify(scale));
     }
     throw methodNotAllowed();

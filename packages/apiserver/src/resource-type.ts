@@ -105,3 +105,38 @@ export function storeKeyOf(type: { group: string; plural: string }): string {
 
 /** The verbs of an ordinary resource. */
 export const allVerbs: readonly string[] = Object.freeze(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
+
+/** How a built-in kind is named and scoped. */
+export interface BuiltinTypeNames {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
+  /** Default: none. */
+  readonly shortNames?: readonly string[] | undefined;
+  /** Default: none. */
+  readonly categories?: readonly string[] | undefined;
+}
+
+/** The fields every built-in type shares: one version, its names, every verb, updates without a resourceVersion allowed. */
+export function builtinTypeFields(names: BuiltinTypeNames): Pick<
+  ResourceType,
+  'group' | 'versions' | 'storageVersion' | 'kind' | 'listKind' | 'plural' | 'singular' | 'namespaced' | 'shortNames' | 'categories' | 'verbs' | 'custom' | 'allowUnconditionalUpdate'
+> {
+  return {
+    group: names.group,
+    versions: [names.version],
+    storageVersion: names.version,
+    kind: names.kind,
+    listKind: `${names.kind}List`,
+    plural: names.plural,
+    singular: names.kind.toLowerCase(),
+    namespaced: names.namespaced,
+    shortNames: names.shortNames ?? [],
+    categories: names.categories ?? [],
+    verbs: allVerbs,
+    custom: false,
+    allowUnconditionalUpdate: true,
+  };
+}

@@ -10,10 +10,10 @@
 import type { ServerResponse } from 'node:http';
 import type { ListOptions } from './list-options.js';
 import { setLongTimeout } from './long-timeout.js';
+import type { CollectionTarget } from './objects/object-context.js';
 import type { ObjectStore } from './object-store.js';
 import type { PartialMetadataVersion } from './partial-object-metadata.js';
 import { apiVersionOf, storeKeyOf } from './resource-type.js';
-import type { ResourceType } from './resource-type.js';
 import { tooOldResourceVersion } from './status-error.js';
 import { tableFormat } from './table/table-encoding.js';
 import type { TableRequest } from './table/table-request.js';
@@ -26,21 +26,27 @@ const maxGoDurationSeconds = 9_223_372_036;
 /** Annotation of the bookmark that ends the initial events of a streaming list. */
 export const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
 
-/**
- * Starts a watch on `res`; returns the stream (already registered with the hub). With `table`,
- * every event object is a one-row Table (`kubectl get -w`), the first one with the column definitions.
- */
-export function serveWatch(
-  store: ObjectStore,
-  hub: WatchHub,
-  type: ResourceType,
-  version: string,
-  namespace: string | undefined,
-  opts: ListOptions,
-  table: TableRequest | undefined,
-  res: ServerResponse,
-  metadata?: PartialMetadataVersion,
-): WatchStream {
+/** What a watch request asks for besides its target. */
+export interface WatchRequest {
+  /** Selectors, resourceVersion, bookmarks, timeout. */
+  readonly options: ListOptions;
+  /** Every event object as a one-row Table (`kubectl get -w`), the first one with the column definitions. Default: none. */
+  readonly table?: TableRequest | undefined;
+  /** Every event object as PartialObjectMetadata. Default: none. */
+  readonly metadata?: PartialMetadataVersion | undefined;
+}
+
+/** Where a watch's events come from. */
+export interface WatchSource {
+  readonly store: ObjectStore;
+  readonly hub: WatchHub;
+}
+
+/** Starts a watch on `res`; returns the stream (already registered with the hub). */
+export function serveWatch(source: WatchSource, target: CollectionTarget, request: WatchRequest, res: ServerResponse): WatchStream {
+  const { store, hub } = source;
+  const { type, version, namespace } = target;
+  const { options: opts, table, metadata } = request;
   const storeKey = storeKeyOf(type);
   const current = store.resourceVersion;
   const requested = opts.resourceVersion;

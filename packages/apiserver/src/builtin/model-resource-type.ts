@@ -4,7 +4,7 @@
  * and checks from the rules, the OpenAPI schema from the model.
  */
 import { decodeError } from '../builtin-decoding.js';
-import { allVerbs } from '../resource-type.js';
+import { builtinTypeFields } from '../resource-type.js';
 import type { ResourceType } from '../resource-type.js';
 import { customResourcePrinter } from '../table/table-printer.js';
 import type { BuiltinKind } from './builtin-kind-table.js';
@@ -19,21 +19,9 @@ export function modelResourceType(kind: BuiltinKind): ResourceType {
   let schemas: ReturnType<typeof kindSchemas> | undefined;
   const schemasOf = (): ReturnType<typeof kindSchemas> => (schemas ??= kindSchemas(kind.model, { group: kind.group, version: kind.version, kind: kind.kind }));
   const type: ResourceType = {
-    group: kind.group,
-    versions: [kind.version],
-    storageVersion: kind.version,
-    kind: kind.kind,
-    listKind: `${kind.kind}List`,
-    plural: kind.plural,
-    singular: kind.kind.toLowerCase(),
-    namespaced: kind.namespaced,
-    shortNames: kind.shortNames ?? [],
-    categories: kind.categories ?? [],
-    verbs: allVerbs,
+    ...builtinTypeFields(kind),
     statusSubresource: kind.status ?? false,
     hasGeneration: kind.generation ?? false,
-    custom: false,
-    allowUnconditionalUpdate: true,
     nameRule: 'subdomain',
     returnsDeletedObject: false,
     extraSelectableFields: kind.selectableFields ?? [],

@@ -1,80 +1,87 @@
 /**
  * Printers of the smaller built-in kinds (service accounts, nodes, volumes and claims, endpoints,
- * RBAC) with kube-apiserver's main columns; kinds without one print NAME and AGE.
+ * RBAC) with kube-apiserver's main columns, each declared as its columns; kinds without one print NAME and AGE.
  */
 import type { KubeObject } from '@kubeloop/resource';
-import { ageCell, ageColumn, column, createdAtPrinter, nameColumn } from '../table/table-printer.js';
+import { text } from '../table/cell-values.js';
+import { ageCellColumn, createdAtPrinter, declaredPrinter, nameCellColumn } from '../table/table-printer.js';
 import type { TablePrinter } from '../table/table-printer.js';
 import { asMap, asMaps } from './pod-spec-rules.js';
 
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-const serviceAccountPrinter: TablePrinter = {
-  columnDefinitions: [nameColumn, column('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.'), ageColumn],
-  cells: (obj, now) => [obj.metadata.name, asMaps(obj.secrets).length, ageCell(obj, now)],
-};
+const serviceAccountPrinter: TablePrinter = declaredPrinter([
+  nameCellColumn,
+  {
+    name: 'Secrets',
+    type: 'string',
+    description: 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
+    cell: ({ object }) => asMaps(object.secrets).length,
+  },
+  ageCellColumn,
+]);
 
 function nodeStatus(obj: KubeObject): string {
   const ready = asMaps(asMap(obj.status)?.conditions).find((c) => c.type === 'Ready');
-  const text = ready?.status === 'True' ? 'Ready' : 'NotReady';
-  return asMap(obj.spec)?.unschedulable === true ? `${text},SchedulingDisabled` : text;
+  const status = ready?.status === 'True' ? 'Ready' : 'NotReady';
+  return asMap(obj.spec)?.unschedulable === true ? `${status},SchedulingDisabled` : status;
 }
 
-const nodePrinter: TablePrinter = {
-  columnDefinitions: [
-    nameColumn,
-    column('Status', 'string', 'The status of the node'),
-    column('Roles', 'string', 'The roles of the node'),
-    ageColumn,
-    column('Version', 'string', 'Kubelet Version reported by the node.'),
-  ],
-  cells(obj, now) {
-    const roles = Object.keys(obj.metadata.labels ?? {})
-      .filter((k) => k.startsWith('node-role.kubernetes.io/'))
-      .map((k) => k.slice('node-role.kubernetes.io/'.length));
-    return [obj.metadata.name, nodeStatus(obj), roles.join(',') || '<none>', ageCell(obj, now), str(asMap(asMap(asMap(obj.status)?.nodeInfo))?.kubeletVersion)];
-  },
-};
+function nodeRoles(obj: KubeObject): string {
+  const roles = Object.keys(obj.metadata.labels ?? {})
+    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+    .map((k) => k.slice('node-role.kubernetes.io/'.length));
+  return roles.join(',') || '<none>';
+}
 
-const claimPrinter: TablePrinter = {
-  columnDefinitions: [
-    nameColumn,
-    column('Status', 'string', 'The phase of the claim'),
-    column('Volume', 'string', 'The volume bound to the claim'),
-    column('Capacity', 'string', 'The capacity of the volume'),
-    column('Access Modes', 'string', 'The access modes of the volume'),
-    column('StorageClass', 'string', 'The storage class of the claim'),
-    ageColumn,
-  ],
-  cells(obj, now) {
-    const spec = asMap(obj.spec) ?? {};
-    const status = asMap(obj.status) ?? {};
-    const capacity = str(asMap(status.capacity)?.storage);
-    const modes = Array.isArray(status.accessModes) ? (status.accessModes as unknown[]).map(String).join(',') : '';
-    return [obj.metadata.name, str(status.phase), str(spec.volumeName), capacity, modes, str(spec.storageClassName), ageCell(obj, now)];
-  },
-};
+const nodePrinter: TablePrinter = declaredPrinter([
+  nameCellColumn,
+  { name: 'Status', type: 'string', description: 'The status of the node', cell: ({ object }) => nodeStatus(object) },
+  { name: 'Roles', type: 'string', description: 'The roles of the node', cell: ({ object }) => nodeRoles(object) },
+  ageCellColumn,
+  { name: 'Version', type: 'string', description: 'Kubelet Version reported by the node.', cell: ({ object }) => text(asMap(asMap(asMap(object.status)?.nodeInfo))?.kubeletVersion) },
+]);
 
-const endpointsPrinter: TablePrinter = {
-  columnDefinitions: [nameColumn, column('Endpoints', 'string', 'Endpoints of the service'), ageColumn],
-  cells(obj, now) {
-    const endpoints = asMaps(obj.subsets).flatMap((s) => {
-      const ports = asMaps(s.ports).map((p) => p.port);
-      return asMaps(s.addresses).flatMap((a) => (ports.length ? ports.map((p) => `${str(a.ip)}:${String(p)}`) : [str(a.ip)]));
-    });
-    return [obj.metadata.name, endpoints.join(',') || '<none>', ageCell(obj, now)];
+const claimPrinter: TablePrinter = declaredPrinter([
+  nameCellColumn,
+  { name: 'Status', type: 'string', description: 'The phase of the claim', cell: ({ status }) => text(status.phase) },
+  { name: 'Volume', type: 'string', description: 'The volume bound to the claim', cell: ({ spec }) => text(spec.volumeName) },
+  { name: 'Capacity', type: 'string', description: 'The capacity of the volume', cell: ({ status }) => text(asMap(status.capacity)?.storage) },
+  {
+    name: 'Access Modes',
+    type: 'string',
+    description: 'The access modes of the volume',
+    cell: ({ status }) => (Array.isArray(status.accessModes) ? (status.accessModes as unknown[]).map(String).join(',') : ''),
   },
-};
+  { name: 'StorageClass', type: 'string', description: 'The storage class of the claim', cell: ({ spec }) => text(spec.storageClassName) },
+  ageCellColumn,
+]);
 
-const roleBindingPrinter: TablePrinter = {
-  columnDefinitions: [nameColumn, column('Role', 'string', 'Role referenced by this binding'), ageColumn],
-  cells: (obj, now) => {
-    const ref = asMap(obj.roleRef) ?? {};
-    return [obj.metadata.name, `${str(ref.kind)}/${str(ref.name)}`, ageCell(obj, now)];
+function endpointsText(obj: KubeObject): string {
+  const endpoints = asMaps(obj.subsets).flatMap((s) => {
+    const ports = asMaps(s.ports).map((p) => p.port);
+    return asMaps(s.addresses).flatMap((a) => (ports.length ? ports.map((p) => `${text(a.ip)}:${String(p)}`) : [text(a.ip)]));
+  });
+  return endpoints.join(',') || '<none>';
+}
+
+const endpointsPrinter: TablePrinter = declaredPrinter([
+  nameCellColumn,
+  { name: 'Endpoints', type: 'string', description: 'Endpoints of the service', cell: ({ object }) => endpointsText(object) },
+  ageCellColumn,
+]);
+
+const roleBindingPrinter: TablePrinter = declaredPrinter([
+  nameCellColumn,
+  {
+    name: 'Role',
+    type: 'string',
+    description: 'Role referenced by this binding',
+    cell: ({ object }) => {
+      const ref = asMap(object.roleRef) ?? {};
+      return `${text(ref.kind)}/${text(ref.name)}`;
+    },
   },
-};
+  ageCellColumn,
+]);
 
 /** Printers by `group/Kind`. */
 export const simplePrinters: ReadonlyMap<string, TablePrinter> = new Map<string, TablePrinter>([

@@ -114,6 +114,17 @@ function labelSelectorText(obj: KubeObject): string {
 
 const always = ['Always'];
 
+/**
+ * The checks of a workload that runs `spec.replicas` copies of its template: the selector (whose
+ * messages name `selectorKind`), replicas, the template (restartPolicy Always), an unchanged selector.
+ */
+function replicatedWorkloadProblems(selectorKind: string): NonNullable<KindRules['validate']> {
+  return (obj, old) => {
+    const s = spec(obj);
+    return [...selectorProblems(s, selectorKind, false), ...replicasProblems(s), ...templateSpecProblems(s, always), ...immutableSelector(obj, old)];
+  };
+}
+
 export const deploymentRules: KindRules = {
   defaults(obj) {
     const s = spec(obj);
@@ -131,10 +142,7 @@ export const deploymentRules: KindRules = {
     s.progressDeadlineSeconds ??= 600;
     defaultTemplate(templateOf(s));
   },
-  validate: (obj, old) => {
-    const s = spec(obj);
-    return [...selectorProblems(s, 'deployment', false), ...replicasProblems(s), ...templateSpecProblems(s, always), ...immutableSelector(obj, old)];
-  },
+  validate: replicatedWorkloadProblems('deployment'),
   scaleSelector: labelSelectorText,
   printer: deploymentPrinter,
 };
@@ -145,10 +153,7 @@ export const replicaSetRules: KindRules = {
     s.replicas ??= 1;
     defaultTemplate(templateOf(s));
   },
-  validate: (obj, old) => {
-    const s = spec(obj);
-    return [...selectorProblems(s, 'deployment', false), ...replicasProblems(s), ...templateSpecProblems(s, always), ...immutableSelector(obj, old)];
-  },
+  validate: replicatedWorkloadProblems('deployment'),
   scaleSelector: labelSelectorText,
   printer: replicaSetPrinter,
 };
@@ -166,10 +171,7 @@ export const statefulSetRules: KindRules = {
     s.persistentVolumeClaimRetentionPolicy ??= { whenDeleted: 'Retain', whenScaled: 'Retain' };
     defaultTemplate(templateOf(s));
   },
-  validate: (obj, old) => {
-    const s = spec(obj);
-    return [...selectorProblems(s, 'statefulset', false), ...replicasProblems(s), ...templateSpecProblems(s, always), ...immutableSelector(obj, old)];
-  },
+  validate: replicatedWorkloadProblems('statefulset'),
   scaleSelector: labelSelectorText,
   printer: statefulSetPrinter,
 };

@@ -19,6 +19,7 @@ import type { JsonObject } from '../json-value.js';
 import { FieldSet, fieldSetFromV1, fieldSetOf, fieldSetToV1, mergeApplied, pathText, removePath, valueAt } from './field-set.js';
 import type { FieldPath } from './field-set.js';
 import type { FieldStrategy } from './patch-strategies.js';
+import { timestampText } from '../timestamp-text.js';
 
 /** One managedFields entry. */
 export interface ManagedFieldsEntry {
@@ -77,10 +78,6 @@ export function managerFromUserAgent(userAgent: string | undefined): string {
   return name === '' ? 'unknown' : name;
 }
 
-function rfc3339Seconds(date: Date): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
-}
-
 interface Owner {
   entry: ManagedFieldsEntry;
   set: FieldSet;
@@ -100,7 +97,7 @@ function sameManager(entry: ManagedFieldsEntry, manager: string, operation: stri
 }
 
 function entryFor(write: ManagedWrite, operation: 'Apply' | 'Update', set: FieldSet): ManagedFieldsEntry {
-  const entry: ManagedFieldsEntry = { manager: write.manager, operation, apiVersion: write.apiVersion, time: rfc3339Seconds(write.now), fieldsType: 'FieldsV1', fieldsV1: fieldSetToV1(set) };
+  const entry: ManagedFieldsEntry = { manager: write.manager, operation, apiVersion: write.apiVersion, time: timestampText(write.now), fieldsType: 'FieldsV1', fieldsV1: fieldSetToV1(set) };
   if (write.subresource !== undefined) entry.subresource = write.subresource;
   return entry;
 }

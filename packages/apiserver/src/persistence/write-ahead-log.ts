@@ -29,13 +29,15 @@
 import { join } from 'node:path';
 import { KubeloopError } from '@kubeloop/resource';
 import { LiveBytes } from './live-bytes.js';
-import { WalCorruptionError } from './wal-corruption-error.js';
-import { decodeRecords, encodeRecord, findIntactRecordsAfter } from './wal-record-codec.js';
+import { encodeRecord } from './wal-record-codec.js';
 import { ioFailureSummary, nodeFileSystem } from './wal-file-system.js';
 import type { WalFile, WalFileSystem } from './wal-file-system.js';
-import type { WalCorruption, WalRecord } from './wal-record-codec.js';
+import type { WalRecord } from './wal-record-codec.js';
+import { recoverLog } from './wal-recovery.js';
+import type { WalDamage } from './wal-recovery.js';
 
 export type { WalRecord, WalCorruption } from './wal-record-codec.js';
+export type { WalDamage } from './wal-recovery.js';
 
 /** When appends reach stable storage; see the module documentation. */
 export type FsyncPolicy = 'always' | 'batch' | 'never';
@@ -58,25 +60,6 @@ export interface WriteAheadLogOptions {
    * {@link WalCorruptionError}. Default: false.
    */
   repair?: boolean;
-}
-
-/** A bad record found at open, and what was cut off because of it. */
-export interface WalDamage extends WalCorruption {
-  /**
-   * `torn-tail`: nothing intact followed the bad record (a crash mid-append); `repaired`: intact
-   * records followed it and were dropped because `repair` was set.
-   */
-  kind: 'torn-tail' | 'repaired';
-  /** 0-based index of the bad record (how many valid records precede it). */
-  recordIndex: number;
-  /** Bytes cut off, from {@link WalCorruption.offset} to the end of the file. */
-  droppedBytes: number;
-  /** Intact records among them (0 for a torn tail). */
-  droppedRecords: number;
-  /** The highest resourceVersion among those intact records (0 when none): the server continues past it. */
-  droppedMaxRv: number;
-  /** Where the cut-off bytes were saved. */
-  savedTo: string;
 }
 
 /** What {@link WriteAheadLog.open} found. */
@@ -141,14 +124,21 @@ export class WriteAheadLog {
   private readonly counters = { appends: 0, writes: 0, fsyncs: 0, compactions: 0 };
   private live = new LiveBytes();
 
-  private constructor(
-    private readonly fs: WalFileSystem,
-    private readonly dir: string,
-    private handle: WalFile,
-    private size: number,
-    private readonly policy: FsyncPolicy,
-    private readonly compactAfterBytes: number,
-  ) {
+  private readonly fs: WalFileSystem;
+  private readonly dir: string;
+  private handle: WalFile;
+  /** Bytes in the file, all of them whole records. */
+  private size: number;
+  private readonly policy: FsyncPolicy;
+  private readonly compactAfterBytes: number;
+
+  private constructor(opened: { fs: WalFileSystem; dir: string; handle: WalFile; size: number; policy: FsyncPolicy; compactAfterBytes: number }) {
+    this.fs = opened.fs;
+    this.dir = opened.dir;
+    this.handle = opened.handle;
+    this.size = opened.size;
+    this.policy = opened.policy;
+    this.compactAfterBytes = opened.compactAfterBytes;
   }
 
   /**
@@ -169,45 +159,10 @@ export class WriteAheadLog {
     // A compaction that crashed before its rename left only a temporary file: the log is intact.
     await fs.removeFile(path + compactingSuffix);
 
-    let contents: Buffer;
-    let created = false;
-    try {
-      contents = await fs.readFile(path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      contents = Buffer.alloc(0);
-      created = true;
-    }
-    const { records, recordBytes, validLength, corruption } = decodeRecords(contents);
-
-    let damage: WalDamage | undefined;
-    if (corruption !== undefined) {
-      const intact = findIntactRecordsAfter(contents, corruption.offset);
-      if (intact.count > 0 && options.repair !== true) {
-        throw new WalCorruptionError({ path, offset: corruption.offset, recordIndex: records.length, reason: corruption.reason, intactRecordsAfter: intact.count });
-      }
-      const saved = join(dir, `${walFileName}.corrupt-${validLength}-${Date.now()}`);
-      damage = {
-        ...corruption,
-        kind: intact.count > 0 ? 'repaired' : 'torn-tail',
-        recordIndex: records.length,
-        droppedBytes: contents.length - validLength,
-        droppedRecords: intact.count,
-        droppedMaxRv: intact.maxRv,
-        savedTo: saved,
-      };
-      await fs.writeFile(saved, contents.subarray(validLength));
-      const truncating = await fs.open(path, 'r+');
-      try {
-        await truncating.truncate(validLength);
-        await truncating.sync();
-      } finally {
-        await truncating.close();
-      }
-    }
+    const { records, recordBytes, validLength, damage, created } = await recoverLog(fs, path, options.repair === true);
     const handle = await fs.open(path, 'a');
     if (created) await syncDirectory(fs, dir);
-    const log = new WriteAheadLog(fs, dir, handle, validLength, options.fsync, compactAfterBytes);
+    const log = new WriteAheadLog({ fs, dir, handle, size: validLength, policy: options.fsync, compactAfterBytes });
     records.forEach((record, i) => log.live.add(record, recordBytes[i] ?? 0));
     const result: WriteAheadLogOpenResult = { log, records };
     if (damage !== undefined) result.corruption = damage;

@@ -4,72 +4,65 @@
  */
 import type { KubeObject } from '@kubeloop/resource';
 import { timestampAge } from './human-duration.js';
-import { ageCell, ageColumn, column, nameColumn, objectMetaDescriptions } from './table-printer.js';
+import { countKeys, record, text } from './cell-values.js';
+import { ageCellColumn, column, declaredPrinter, nameCellColumn, objectMetaDescriptions } from './table-printer.js';
 import type { TablePrinter } from './table-printer.js';
 
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function countKeys(value: unknown): number {
-  return Object.keys(record(value)).length;
-}
-
 /** Namespaces: NAME, STATUS (the phase), AGE. */
-export const namespacePrinter: TablePrinter = {
-  columnDefinitions: [nameColumn, column('Status', 'string', 'The status of the namespace'), ageColumn],
-  cells: (obj, now) => [obj.metadata.name, text(record(obj.status).phase), ageCell(obj, now)],
-};
+export const namespacePrinter: TablePrinter = declaredPrinter([
+  nameCellColumn,
+  { name: 'Status', type: 'string', description: 'The status of the namespace', cell: ({ status }) => text(status.phase) },
+  ageCellColumn,
+]);
 
 /** ConfigMaps: NAME, DATA (keys of data and binaryData), AGE. */
-export const configMapPrinter: TablePrinter = {
-  columnDefinitions: [
-    nameColumn,
-    column(
-      'Data',
-      'string',
+export const configMapPrinter: TablePrinter = declaredPrinter([
+  nameCellColumn,
+  {
+    name: 'Data',
+    type: 'string',
+    description:
       "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
-    ),
-    ageColumn,
-  ],
-  cells: (obj, now) => [obj.metadata.name, countKeys(obj.data) + countKeys(obj.binaryData), ageCell(obj, now)],
-};
+    cell: ({ object }) => countKeys(object.data) + countKeys(object.binaryData),
+  },
+  ageCellColumn,
+]);
 
 /** Secrets: NAME, TYPE, DATA (keys), AGE. */
-export const secretPrinter: TablePrinter = {
-  columnDefinitions: [
-    nameColumn,
-    column('Type', 'string', 'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types'),
-    column(
-      'Data',
-      'string',
+export const secretPrinter: TablePrinter = declaredPrinter([
+  nameCellColumn,
+  {
+    name: 'Type',
+    type: 'string',
+    description: 'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
+    cell: ({ object }) => text(object.type),
+  },
+  {
+    name: 'Data',
+    type: 'string',
+    description:
       "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
-    ),
-    ageColumn,
-  ],
-  cells: (obj, now) => [obj.metadata.name, text(obj.type), countKeys(obj.data), ageCell(obj, now)],
-};
+    cell: ({ object }) => countKeys(object.data),
+  },
+  ageCellColumn,
+]);
 
 /** Leases: NAME, HOLDER, AGE. */
-export const leasePrinter: TablePrinter = {
-  columnDefinitions: [
-    nameColumn,
-    column(
-      'Holder',
-      'string',
+export const leasePrinter: TablePrinter = declaredPrinter([
+  nameCellColumn,
+  {
+    name: 'Holder',
+    type: 'string',
+    description:
       'holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.',
-    ),
-    ageColumn,
-  ],
-  cells: (obj, now) => [obj.metadata.name, text(record(obj.spec).holderIdentity), ageCell(obj, now)],
-};
+    cell: ({ spec }) => text(spec.holderIdentity),
+  },
+  ageCellColumn,
+]);
 
 /**
- * Events: LAST SEEN, TYPE, REASON, OBJECT (`kind/name`), MESSAGE; wide: SUBOBJECT, SOURCE, FIRST
+ * Events (written out rather than declared: most cells share the fallbacks between timestamps and series).
+ * LAST SEEN, TYPE, REASON, OBJECT (`kind/name`), MESSAGE; wide: SUBOBJECT, SOURCE, FIRST
  * SEEN, COUNT, NAME. Times fall back from `lastTimestamp` to `firstTimestamp` to `eventTime`; an
  * event series reports its own last observation and count; a singleton event counts 1.
  */

@@ -6,6 +6,8 @@
  */
 import type { KubeObject } from '@kubeloop/resource';
 import type { PrinterColumn } from '../resource-type.js';
+import { record } from './cell-values.js';
+import type { JsonMap } from './cell-values.js';
 import { timestampAge } from './human-duration.js';
 import { compileJsonPath } from './printer-jsonpath.js';
 
@@ -49,6 +51,47 @@ export const ageColumn = column('Age', 'string', objectMetaDescriptions.creation
 /** The AGE cell of an object at `now`. */
 export function ageCell(obj: KubeObject, now: number): string {
   return timestampAge(obj.metadata.creationTimestamp, now);
+}
+
+/** What a declared column's cell is read from (see {@link declaredPrinter}). */
+export interface PrinterRow {
+  readonly object: KubeObject;
+  /** The object's `spec`; {} when it has none. */
+  readonly spec: JsonMap;
+  /** The object's `status`; {} when it has none. */
+  readonly status: JsonMap;
+  /** ms since the epoch, for ages. */
+  readonly now: number;
+}
+
+/** A column declared together with its cell. */
+export interface DeclaredColumn {
+  readonly name: string;
+  /** `string`, `integer`, `number`, `boolean` or `date`. */
+  readonly type: string;
+  readonly description: string;
+  /** Default: ''. */
+  readonly format?: string;
+  /** Default: 0 (always shown); 1: only with `kubectl get -o wide`. */
+  readonly priority?: number;
+  cell(row: PrinterRow): unknown;
+}
+
+/** The NAME column with its cell. */
+export const nameCellColumn: DeclaredColumn = { ...nameColumn, cell: (row) => row.object.metadata.name };
+
+/** The AGE column of the built-in printers with its cell. */
+export const ageCellColumn: DeclaredColumn = { ...ageColumn, cell: (row) => ageCell(row.object, row.now) };
+
+/** A printer declared as its columns, in order: each row's cells are the columns' cells. */
+export function declaredPrinter(columns: readonly DeclaredColumn[]): TablePrinter {
+  return {
+    columnDefinitions: columns.map((c) => column(c.name, c.type, c.description, { format: c.format ?? '', priority: c.priority ?? 0 })),
+    cells(object, now) {
+      const row: PrinterRow = { object, spec: record(object.spec), status: record(object.status), now };
+      return columns.map((c) => c.cell(row));
+    },
+  };
 }
 
 /** kube-apiserver's default printer (used for CustomResourceDefinitions): NAME and CREATED AT (RFC 3339). */

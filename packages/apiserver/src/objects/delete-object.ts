@@ -1,0 +1,130 @@
+/** Deletes: one object (preconditions, finalizers, graceful start), a collection, and a namespace's contents. */
+import type { StoredObject } from '../change-event.js';
+import { jsonAtApiVersion } from '../change-event.js';
+import { namespaceType } from '../builtin-resources.js';
+import { cloneJson } from '../json-value.js';
+import { finalizersAfterDelete } from '../delete-options.js';
+import type { PropagationPolicy } from '../delete-options.js';
+import type { ListOptions } from '../list-options.js';
+import { canonicalObject } from '../object-meta.js';
+import { parseResourceVersionText } from '../resource-version.js';
+import { apiVersionOf, storeKeyOf } from '../resource-type.js';
+import type { ResourceType } from '../resource-type.js';
+import { conflict, forbidden } from '../status-error.js';
+import { timestampText } from '../timestamp-text.js';
+import { immortalNamespaces, namespaceHasObjects } from './namespace-contents.js';
+import type { CollectionTarget, ObjectContext, ObjectTarget } from './object-context.js';
+import { getObject } from './read-objects.js';
+import { removeObject } from './remove-object.js';
+import { dryRunStored } from './write-options.js';
+
+/** The outcome of a delete. */
+export interface DeleteResult {
+  /** The object: its last state when deleted, the deleting state when finalizers hold it. */
+  readonly stored: StoredObject;
+  /** True when the object is gone (no finalizers held it). */
+  readonly deleted: boolean;
+}
+
+/** `DeleteOptions` as sent in a delete body or query. */
+export interface DeleteRequest {
+  readonly preconditions?: { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined } | undefined;
+  readonly dryRun: boolean;
+  /** How dependents are treated; undefined: as the object's `orphan`/`foregroundDeletion` finalizers say, else Background. */
+  readonly propagationPolicy?: PropagationPolicy | undefined;
+}
+
+/** DELETE of one object. */
+export function deleteObject(ctx: ObjectContext, target: ObjectTarget, request: DeleteRequest): Promise<DeleteResult> {
+  const { type, namespace, name } = target;
+  return ctx.store.exclusive(async () => {
+    const existing = getObject(ctx, type, namespace, name);
+    const meta = existing.object.metadata;
+    const pre = request.preconditions;
+    if (pre?.uid && pre.uid !== meta.uid) {
+      throw conflict(type, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
+    }
+    if (pre?.resourceVersion) parseResourceVersionText('preconditions.resourceVersion', pre.resourceVersion);
+    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(type, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`);
+    }
+    if (type === namespaceType && immortalNamespaces.includes(name)) throw forbidden(type, name, 'this namespace may not be deleted');
+    return deleteOne(ctx, type, existing, request);
+  });
+}
+
+/**
+ * Deletes one object (rule 5, 7 and 8): finalizers (with those its propagation policy adds) or a
+ * namespace's contents hold it, marked as being deleted; without them it is removed.
+ */
+export async function deleteOne(ctx: ObjectContext, type: ResourceType, existing: StoredObject, request: Omit<DeleteRequest, 'preconditions'>): Promise<DeleteResult> {
+  const { dryRun, propagationPolicy: policy } = request;
+  const meta = existing.object.metadata;
+  const isNamespace = type === namespaceType;
+  const current = meta.finalizers ?? [];
+  const finalizers = finalizersAfterDelete(current, policy);
+  if (finalizers.length > 0 || (isNamespace && namespaceHasObjects(ctx, meta.name))) {
+    if (meta.deletionTimestamp && finalizers === current) return { stored: existing, deleted: false };
+    const next = cloneJson(existing.object);
+    next.metadata.finalizers = [...finalizers];
+    const starting = !meta.deletionTimestamp;
+    if (starting) {
+      next.metadata.deletionTimestamp = timestampText();
+      next.metadata.deletionGracePeriodSeconds = 0;
+      if (type.hasGeneration) next.metadata.generation = (meta.generation ?? 0) + 1;
+      if (isNamespace) next.status = { ...(next.status as Record<string, unknown> | undefined), phase: 'Terminating' };
+    }
+    const deleting = canonicalObject(next, []);
+    if (dryRun) return { stored: dryRunStored(deleting, existing.key), deleted: false };
+    const stored = await ctx.store.put(storeKeyOf(type), existing.key, deleting);
+    if (isNamespace && starting) {
+      await deleteNamespaceContents(ctx, meta.name);
+      const after = ctx.store.get(storeKeyOf(type), existing.key);
+      if (!after) return { stored, deleted: true };
+      return { stored: after, deleted: false };
+    }
+    return { stored, deleted: false };
+  }
+  if (dryRun) return { stored: existing, deleted: true };
+  const removed = await removeObject(ctx, type, existing.key);
+  return { stored: removed ?? existing, deleted: true };
+}
+
+/** DELETE of a collection: every selected object, as individual deletes. Returns the list body. */
+export function deleteCollection(ctx: ObjectContext, target: CollectionTarget, opts: ListOptions, request: DeleteRequest): Promise<string> {
+  const { type, version, namespace } = target;
+  return ctx.store.exclusive(async () => {
+    const storeKey = storeKeyOf(type);
+    const targets = [...ctx.store.values(storeKey)].filter((s) => {
+      const obj = s.object;
+      if (namespace !== undefined && obj.metadata.namespace !== namespace) return false;
+      if (opts.labelSelector && !opts.labelSelector.matches(obj.metadata.labels)) return false;
+      if (opts.fieldSelector && !opts.fieldSelector.matchesObject(obj)) return false;
+      return !(type === namespaceType && immortalNamespaces.includes(obj.metadata.name));
+    });
+    const apiVersion = apiVersionOf(type, version);
+    const items: string[] = [];
+    for (const target of targets) {
+      const current = ctx.store.get(storeKey, target.key);
+      if (!current) continue;
+      const result = await deleteOne(ctx, type, current, request);
+      items.push(jsonAtApiVersion(result.stored, apiVersion));
+    }
+    const rv = String(ctx.store.resourceVersion);
+    return `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${rv}"},"items":[${items.join(',')}]}`;
+  });
+}
+
+/** Deletes every object in a namespace that has started terminating. */
+async function deleteNamespaceContents(ctx: ObjectContext, namespace: string): Promise<void> {
+  const prefix = `${namespace}/`;
+  for (const type of ctx.registry.all()) {
+    if (!type.namespaced) continue;
+    const storeKey = storeKeyOf(type);
+    const targets = [...ctx.store.values(storeKey)].filter((s) => s.key.startsWith(prefix));
+    for (const target of targets) {
+      const current = ctx.store.get(storeKey, target.key);
+      if (current) await deleteOne(ctx, type, current, { dryRun: false });
+    }
+  }
+}

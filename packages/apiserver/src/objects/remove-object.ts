@@ -1,0 +1,21 @@
+/** The end of an object: removed from storage, with what follows (a CRD's objects and type, a terminating namespace's end). */
+import type { StoredObject } from '../change-event.js';
+import { crdType } from '../crd-resource.js';
+import { storeKeyOf } from '../resource-type.js';
+import type { ResourceType } from '../resource-type.js';
+import { unregisterCrd } from './crd-types.js';
+import { finishNamespaceIfEmpty } from './namespace-contents.js';
+import type { ObjectContext } from './object-context.js';
+
+/** Removes an object for good, with what follows: a CRD's objects and type, a terminating namespace's end. */
+export async function removeObject(ctx: ObjectContext, type: ResourceType, key: string): Promise<StoredObject | undefined> {
+  const storeKey = storeKeyOf(type);
+  if (type === crdType) {
+    const crd = ctx.store.get(storeKey, key);
+    if (crd) await unregisterCrd(ctx, crd.object);
+  }
+  const removed = await ctx.store.remove(storeKey, key);
+  const namespace = removed?.object.metadata.namespace;
+  if (type.namespaced && namespace) await finishNamespaceIfEmpty(ctx, namespace);
+  return removed;
+}

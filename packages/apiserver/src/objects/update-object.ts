@@ -1,0 +1,133 @@
+/** Updates (PUT of the main resource, `/status` or a namespace's `/finalize`): concurrency, generation and finalizer rules. */
+import type { KubeObject } from '@kubeloop/resource';
+import type { StoredObject } from '../change-event.js';
+import { namespaceType } from '../builtin-resources.js';
+import { crdType } from '../crd-resource.js';
+import { cloneJson, jsonEqual } from '../json-value.js';
+import { canonicalObject, newFinalizersWhileDeleting, validateObjectMeta } from '../object-meta.js';
+import { parseResourceVersionText } from '../resource-version.js';
+import { storeKeyOf } from '../resource-type.js';
+import type { ResourceType } from '../resource-type.js';
+import { conflict, invalid, staleConflict } from '../status-error.js';
+import type { FieldProblem } from '../status-error.js';
+import { registerCrd } from './crd-types.js';
+import { keepManagedFields, recordUpdate } from './field-manager.js';
+import { decode, prepareBody } from './incoming-object.js';
+import type { DecodedObject } from './incoming-object.js';
+import { namespaceHasObjects } from './namespace-contents.js';
+import type { CollectionTarget, ObjectContext, ObjectTarget } from './object-context.js';
+import { getObject } from './read-objects.js';
+import { removeObject } from './remove-object.js';
+import { dryRunStored } from './write-options.js';
+import type { InternalWrite, WriteOptions, WriteResult, WriteSubresource } from './write-options.js';
+
+/** True when anything but metadata (and status, with the subresource) differs: the generation rule. */
+function specChanged(type: ResourceType, a: KubeObject, b: KubeObject): boolean {
+  const skip = (key: string): boolean => key === 'metadata' || key === 'apiVersion' || key === 'kind' || (type.statusSubresource && key === 'status');
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (!skip(key) && !jsonEqual(a[key], b[key])) return true;
+  }
+  return false;
+}
+
+/** PUT (main resource, `/status` or `/finalize`). */
+export function updateObject(ctx: ObjectContext, target: ObjectTarget, body: unknown, opts: WriteOptions & { readonly subresource: WriteSubresource }): Promise<WriteResult> {
+  return ctx.store.exclusive(async () => {
+    const existing = getObject(ctx, target.type, target.namespace, target.name);
+    const obj = prepareBody(target, body);
+    keepManagedFields(obj, existing.object);
+    return updateDecoded(ctx, target, existing, decode(target, obj, opts), { ...opts, requireResourceVersion: true });
+  });
+}
+
+/** Optimistic concurrency: a resourceVersion or uid the request carries must be the stored one's. */
+function checkPreconditions(type: ResourceType, old: KubeObject, input: KubeObject, requireResourceVersion: boolean): void {
+  const name = old.metadata.name;
+  const rv = input.metadata.resourceVersion;
+  if (!rv) {
+    if (requireResourceVersion && !type.allowUnconditionalUpdate) {
+      throw invalid(type, name, [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }]);
+    }
+  } else {
+    parseResourceVersionText('metadata.resourceVersion', rv);
+    if (rv !== old.metadata.resourceVersion) throw staleConflict(type, name);
+  }
+  if (input.metadata.uid && input.metadata.uid !== old.metadata.uid) {
+    throw conflict(type, name, `Precondition failed: UID in precondition: ${input.metadata.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
+  }
+}
+
+/** The object a write of `subresource` asks for: only status, only `spec.finalizers`, or all but what the system owns. */
+function requestedObject(type: ResourceType, old: KubeObject, input: KubeObject, subresource: WriteSubresource): KubeObject {
+  if (subresource === 'status') {
+    const next = cloneJson(old);
+    if (input.status === undefined) delete next.status;
+    else next.status = input.status;
+    return next;
+  }
+  if (subresource === 'finalize') {
+    const next = cloneJson(old);
+    const finalizers = (input.spec as { finalizers?: unknown } | undefined)?.finalizers;
+    next.spec = { ...(old.spec as Record<string, unknown> | undefined), finalizers: Array.isArray(finalizers) ? finalizers : [] };
+    return next;
+  }
+  const next = input;
+  const meta = next.metadata;
+  const oldMeta = old.metadata;
+  meta.name = oldMeta.name;
+  if (oldMeta.namespace) meta.namespace = oldMeta.namespace;
+  else delete meta.namespace;
+  meta.uid = oldMeta.uid;
+  meta.creationTimestamp = oldMeta.creationTimestamp;
+  if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+  else delete meta.deletionTimestamp;
+  if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+  else delete meta.deletionGracePeriodSeconds;
+  if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+  else delete meta.generation;
+  if (type.statusSubresource) {
+    if (old.status === undefined) delete next.status;
+    else next.status = old.status;
+  }
+  type.prepareUpdate?.(next, old);
+  return next;
+}
+
+/** Updates `existing` to a decoded object (a PUT's, a patch's result, a new scale). */
+export async function updateDecoded(ctx: ObjectContext, target: CollectionTarget, existing: StoredObject, decoded: DecodedObject, opts: InternalWrite): Promise<WriteResult> {
+  const { type, version } = target;
+  const { warnings } = decoded;
+  const old = existing.object;
+  const name = old.metadata.name;
+  checkPreconditions(type, old, decoded.obj, opts.requireResourceVersion ?? false);
+  let next = requestedObject(type, old, decoded.obj, opts.subresource);
+  next.apiVersion = old.apiVersion;
+
+  const problems: FieldProblem[] = validateObjectMeta(next.metadata, type.nameRule, false);
+  const finalizerProblem = newFinalizersWhileDeleting(old.metadata, next.metadata);
+  if (finalizerProblem) problems.push(finalizerProblem);
+  if (problems.length === 0) problems.push(...(type.validate?.(next, old, version) ?? []));
+  if (problems.length > 0) throw invalid(type, name, problems);
+
+  if (type.hasGeneration && opts.subresource === undefined && specChanged(type, old, next)) {
+    next.metadata.generation = (old.metadata.generation ?? 0) + 1;
+  }
+  next.metadata.resourceVersion = old.metadata.resourceVersion;
+  // A request that sent `managedFields: []` resets them (they were kept from `old` when left out).
+  const reset = next.metadata.managedFields === undefined && old.metadata.managedFields !== undefined;
+  if (!opts.applied && !reset) recordUpdate(target, old, next, opts);
+  next = canonicalObject(next, []);
+  // Rule 1: a write that changes nothing is a no-op.
+  if (jsonEqual(old, next)) return { stored: existing, created: false, warnings };
+
+  // Rule 5: the write that removes the last finalizer of an object being deleted deletes it.
+  if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && !(type === namespaceType && namespaceHasObjects(ctx, name))) {
+    if (opts.dryRun) return { stored: dryRunStored(next, existing.key), created: false, warnings };
+    const removed = await removeObject(ctx, type, existing.key);
+    return { stored: removed ?? existing, created: false, warnings };
+  }
+  if (opts.dryRun) return { stored: dryRunStored(next, existing.key), created: false, warnings };
+  const stored = await ctx.store.put(storeKeyOf(type), existing.key, next);
+  if (type === crdType) registerCrd(ctx, stored.object, old);
+  return { stored, created: false, warnings };
+}
