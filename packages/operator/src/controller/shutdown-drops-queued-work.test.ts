@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
 import type { KubeObject } from '@kubeloop/resource';
 import { VirtualClock, flushMicrotasks } from '../clock.js';
 import { noopLogger } from '../observability/logger.js';
@@ -8,6 +9,15 @@ import { FakeInformer, deferred, waitFor, widget } from '../testing/fake-informe
 import { InformerController } from './informer-controller.js';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** `controller_pending_retries`: the retries waiting for their time. */
+async function pendingRetries(controller: InformerController): Promise<number> {
+  const registry = new Registry();
+  for (const collector of controller.prometheusCollectors()) registry.registerMetric(collector);
+  const metric = await registry.getSingleMetric('controller_pending_retries')?.get();
+  assert.ok(metric, 'no controller_pending_retries metric');
+  return metric.values.reduce((total, sample) => total + sample.value, 0);
+}
 
 /**
  * A running controller with two workers: `x`'s add fails once and waits for its retry (due in 1 s),
@@ -54,7 +64,8 @@ async function controllerWithPendingWork() {
   informer.update(widget('a'), widget('a', { rv: '2' })); // queued behind the running add
   await flushMicrotasks();
   assert.deepEqual(calls, ['add x@1', 'add a@1']);
-  return { clock, calls, release, stop, running, isResolved: () => resolved, inFlightSignal: () => inFlightSignal! };
+  assert.equal(await pendingRetries(controller), 1, "x's retry waits");
+  return { controller, clock, calls, release, stop, running, isResolved: () => resolved, inFlightSignal: () => inFlightSignal! };
 }
 
 // operator README, "Defaults": "When `signal` aborts, handlers' `ctx.signal` aborts, queued work is
@@ -65,6 +76,7 @@ test('at stop, queued events and waiting retries are dropped and run() waits for
   h.stop.abort();
   await flushMicrotasks();
   assert.equal(h.inFlightSignal().aborted, true, 'the in-flight handler is told to stop');
+  assert.equal(await pendingRetries(h.controller), 0, 'the waiting retry is dropped at once, before its time');
 
   await h.clock.advance(SHUTDOWN_TIMEOUT_MS - 1); // x's retry was due after 1 s; a worker is free
   assert.equal(h.isResolved(), false, 'run() waits for the in-flight handler');
