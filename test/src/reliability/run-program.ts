@@ -111,10 +111,11 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
         steps.push(...more);
       }
       const step = steps[i]!;
-      if (!isWrite(step)) await applyFault(cluster, model, step, () => writesFailed++);
+      if (!isWrite(step)) await applyFault(cluster, operator, model, step, () => writesFailed++);
       else if (!(await applyWrite(cluster, model, step))) writesFailed++;
     }
     cluster.faults.reset();
+    operator.handlerDelayMs = 0;
     const converged = await awaitConvergence(cluster, operator.handlers, boundMs, graceMs);
     server = converged.server;
     convergenceMs = converged.convergenceMs;
@@ -205,7 +206,7 @@ function tally(handlers: readonly HandlerUnderTest[], server: ServerState): { ob
   return { objectsLost: lost.size, deletes, duplicateDeletes };
 }
 
-async function applyFault(cluster: ReliabilityCluster, model: Model, step: FaultStep, failed: () => void): Promise<void> {
+async function applyFault(cluster: ReliabilityCluster, operator: OperatorUnderTest, model: Model, step: FaultStep, failed: () => void): Promise<void> {
   const faults = cluster.faults;
   switch (step.op) {
     case 'dropWatches':
@@ -221,9 +222,9 @@ async function applyFault(cluster: ReliabilityCluster, model: Model, step: Fault
       });
       return;
     case 'gap':
-      // Every informer's next watches fail (two each for the four informers), so it backs off while the writes land;
+      // Every informer's next watches fail (two each for the six informers), so it backs off while the writes land;
       // the compaction then turns its resume into a 410 and a relist that must find the deletes.
-      faults.failNext({ verb: 'watch', status: 503, count: 8 });
+      faults.failNext({ verb: 'watch', status: 503, count: 12 });
       faults.dropWatches();
       for (const write of step.writes) if (!(await applyWrite(cluster, model, write))) failed();
       faults.compact();
@@ -233,6 +234,9 @@ async function applyFault(cluster: ReliabilityCluster, model: Model, step: Fault
       return;
     case 'restart':
       await cluster.restart();
+      return;
+    case 'slowHandlers':
+      operator.handlerDelayMs = step.ms;
       return;
     case 'pause':
       await sleep(step.ms);
@@ -313,8 +317,9 @@ export function viewDiffs(handler: HandlerUnderTest, server: ServerState): ViewD
   const { record, finalizer } = handler;
   const diffs: ViewDiff[] = [];
   const diff = (key: string, message: string): void => void diffs.push({ key, message: `${record.name} ${message}` });
+  const selected = (object: KubeObject): boolean => Object.entries(handler.selects ?? {}).every(([k, v]) => object.metadata.labels?.[k] === v);
   for (const [key, { kind, object }] of server) {
-    if (kind !== handler.kind) continue;
+    if (kind !== handler.kind || !selected(object)) continue;
     const seen = record.view.get(key);
     const uid = object.metadata.uid ?? '';
     const otherUid = seen !== undefined && seen.uid !== uid ? ' (another uid)' : '';
@@ -333,7 +338,10 @@ export function viewDiffs(handler: HandlerUnderTest, server: ServerState): ViewD
     else if (otherUid || seen.content !== contentOf(object)) diff(key, `stale ${key}: holds ${seen.content}, the server ${contentOf(object)}${otherUid}`);
   }
   for (const key of record.view.keys()) {
-    if (key.startsWith(`${handler.kind}/`) && !server.has(key)) diff(key, `stale ${key}: gone from the server, still in the view`);
+    if (!key.startsWith(`${handler.kind}/`)) continue;
+    const object = server.get(key)?.object;
+    if (object === undefined) diff(key, `stale ${key}: gone from the server, still in the view`);
+    else if (!selected(object)) diff(key, `stale ${key}: no longer matches ${JSON.stringify(handler.selects)}, still in the view`);
   }
   return diffs;
 }
