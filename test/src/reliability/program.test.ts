@@ -17,8 +17,8 @@ describe('reliability program generator', () => {
     assert.notDeepEqual(generateProgram(42).steps, generateProgram(43).steps);
   });
 
-  test('some gaps delete an object and create it again under the same name (another uid for the 410 relist to find)', () => {
-    const recreated = all.filter((s) => s.op === 'gap' && s.writes.some((w, i) => w.op === 'delete' && s.writes.slice(i + 1).some((later) => later.op === 'create' && later.target === w.target)));
+  test('some gaps force-delete an object and create it again under the same name (another uid for the 410 relist to find)', () => {
+    const recreated = all.filter((s) => s.op === 'gap' && s.writes.some((w, i) => w.op === 'forceDelete' && s.writes.slice(i + 1).some((later) => later.op === 'create' && later.target === w.target)));
     assert.ok(recreated.length >= 5, `${recreated.length} gaps recreate an object`);
   });
 

@@ -24,6 +24,11 @@ export type WriteStep =
   /** Changes only labels (no new generation). */
   | { op: 'setLabels'; target: Target; labels: Record<string, string> }
   | { op: 'delete'; target: Target }
+  /**
+   * Deletes, then strips every finalizer (the handlers' too), as `kubectl patch` does to force an
+   * object out: it goes at once, its user deletes are not owed, and the name is free for another uid.
+   */
+  | { op: 'forceDelete'; target: Target }
   /** Adds the program's own finalizer, then deletes: the object stays, being deleted, until `release`. */
   | { op: 'deleteHeld'; target: Target }
   /** Removes the program's own finalizer (the object goes away if it was being deleted and no other finalizer holds it). */
@@ -65,7 +70,7 @@ export interface ProgramShape {
   objectsPerKind?: number;
 }
 
-const WRITE_OPS: ReadonlySet<string> = new Set<WriteStep['op']>(['create', 'updateSpec', 'updateStatus', 'setLabels', 'delete', 'deleteHeld', 'release']);
+const WRITE_OPS: ReadonlySet<string> = new Set<WriteStep['op']>(['create', 'updateSpec', 'updateStatus', 'setLabels', 'delete', 'forceDelete', 'deleteHeld', 'release']);
 
 /** True for a write of the program. */
 export function isWrite(step: Step): step is WriteStep {
@@ -93,6 +98,7 @@ export function describeStep(step: Step): string {
     case 'setLabels':
       return `setLabels ${name(step.target)} ${JSON.stringify(step.labels)}`;
     case 'delete':
+    case 'forceDelete':
     case 'deleteHeld':
     case 'release':
       return `${step.op} ${name(step.target)}`;
@@ -132,8 +138,8 @@ const WRITE_WEIGHTS = { create: 20, updateSpec: 26, updateStatus: 12, setLabels:
 const FAULT_WEIGHTS = { dropWatches: 24, failNext: 26, gap: 10, latency: 10, restart: 6, pause: 24, scenario: 20 } as const;
 /**
  * Scenarios: short fixed shapes of steps, aimed at the weak spots of an informer-driven controller
- * (issue 9), drawn like faults. `recreateInGap`: an object deleted and created again under the same
- * name while the watches are down, so the 410 relist finds another uid; `burstWhileSlow`: many
+ * (issue 9), drawn like faults. `recreateInGap`: an object force-deleted and created again under the
+ * same name while the watches are down, so the 410 relist finds another uid; `burstWhileSlow`: many
  * updates of one object while the handlers are slow and the handlers' writes fail (coalescing and
  * retries together); `heldDeleteRestart`: deletes held by finalizers, the API server restarted right
  * after, then released; `relabel`: labels that move objects in and out of the `tier=web` informers;
@@ -168,6 +174,10 @@ export function generateProgram(seed: number, shape: ProgramShape = {}): Program
         return { op, target, labels: labels(rng) };
       case 'delete':
         if (!guess.held) guess.exists = false;
+        return { op, target };
+      case 'forceDelete':
+        guess.held = false;
+        guess.exists = false;
         return { op, target };
       case 'deleteHeld':
         guess.held = true;
@@ -257,7 +267,7 @@ export function generateProgram(seed: number, shape: ProgramShape = {}): Program
         const target = targetFor('delete');
         const writes: WriteStep[] = [];
         if (rng.chance(0.5)) writes.push(write('updateSpec', target));
-        writes.push(write('delete', target), write('create', target));
+        writes.push(write('forceDelete', target), write('create', target));
         if (rng.chance(0.5)) writes.push(write('updateSpec', target));
         return [{ op: 'gap', writes }];
       }

@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isApiError } from '@kubeloop/resource';
+import { isApiError, isNotFound } from '@kubeloop/resource';
 import type { Client, KubeObject } from '@kubeloop/resource';
 import { addFinalizer, removeFinalizer } from '@kubeloop/operator';
 import { GadgetKind, NAMESPACE, ReliabilityCluster } from './cluster.js';
@@ -126,7 +126,7 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
       violations.push(`converged ${convergenceMs} ms after the last fault, beyond the bound of ${boundMs} ms`);
     }
     violations.push(...modelDiffs(model, server));
-    violations.push(...deleteDiffs(operator.handlers, server));
+    violations.push(...deleteDiffs(operator.handlers, server, model));
     for (const h of operator.handlers) violations.push(...h.record.violations);
   } catch (error) {
     violations.push(`the run itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -279,6 +279,20 @@ async function applyWrite(cluster: ReliabilityCluster, model: Model, step: Write
         await client.delete(id);
         model.delete(key);
         return true;
+      case 'forceDelete': {
+        await client.delete(id);
+        model.delete(key);
+        let object: KubeObject;
+        try {
+          object = await client.get(id);
+        } catch (error) {
+          if (isNotFound(error)) return true; // no finalizer held it
+          throw error;
+        }
+        await client.patch(id, { merge: { metadata: { finalizers: null } } });
+        model.forceOut(key, object.metadata.uid ?? '');
+        return true;
+      }
       case 'deleteHeld': {
         const held = await addFinalizer(client, await client.get(id), HOLD_FINALIZER);
         if (held?.metadata.finalizers?.includes(HOLD_FINALIZER)) model.hold(key);
@@ -371,14 +385,14 @@ function modelDiffs(model: Model, server: ServerState): string[] {
 }
 
 /** Each object a finalizer-based handler saw and that is now gone had its user delete run exactly once. */
-function deleteDiffs(handlers: readonly HandlerUnderTest[], server: ServerState): string[] {
+function deleteDiffs(handlers: readonly HandlerUnderTest[], server: ServerState, model: Model): string[] {
   const uids = new Set<string>();
   for (const { object } of server.values()) uids.add(object.metadata.uid ?? '');
   const diffs: string[] = [];
   for (const h of handlers) {
     if (h.finalizer === undefined) continue;
     for (const [uid, key] of h.record.seen) {
-      if (uids.has(uid)) continue;
+      if (uids.has(uid) || model.forcedOut.has(uid)) continue;
       if ((h.record.deletes.get(uid) ?? 0) === 0) diffs.push(`${h.record.name}: ${key} (uid ${uid}) was deleted but the user's delete never ran`);
     }
   }
