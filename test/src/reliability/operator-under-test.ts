@@ -11,7 +11,7 @@
  * {@link BACKOFF_CAP_MS} (default 30 s) and the handler retry policy at the same cap (default 5 s
  * doubling), so that the convergence bound, cap + 1 s, fits a CI run.
  */
-import { Client, ConfigMapKind, HttpTransport, objectKey } from '@kubeloop/resource';
+import { Client, ConfigMapKind, HttpTransport, LabelSelector, objectKey } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
 import {
   InformerController,
@@ -42,9 +42,8 @@ export const WATCHER_FINALIZER = 'reliability.kubeloop.dev/opinionated-watcher';
 /** The finalizer of the OpinionatedReconcilers. */
 export const RECONCILER_FINALIZER = 'reliability.kubeloop.dev/opinionated-reconciler';
 
-/** The label selector of the selected informers, and the labels it selects. */
-export const WEB_SELECTOR = 'tier=web';
-const WEB_LABELS: Readonly<Record<string, string>> = { tier: 'web' };
+/** The label selector of the selected informers. */
+export const WEB_SELECTOR = LabelSelector.parse('tier=web');
 
 /** Counts of reported errors, by where they came from (faults cause many; they are not violations). */
 export type ErrorCounts = Record<string, number>;
@@ -54,8 +53,8 @@ export interface HandlerUnderTest {
   record: HandlerRecord;
   kind: ObjectKind;
   finalizer: string | undefined;
-  /** Labels every object the handler must see carries (its informer's selector); undefined: every object. */
-  selects: Readonly<Record<string, string>> | undefined;
+  /** The objects the handler must see (its informer's label selector); undefined: every object. */
+  selects: LabelSelector | undefined;
 }
 
 /** The operator of a program. */
@@ -93,6 +92,11 @@ export class OperatorUnderTest {
     this.running = this.operator.run(this.stop.signal).catch((error: unknown) => {
       this.runError = error;
     });
+  }
+
+  /** Informers (each holds one watch), the level-based controllers' included. */
+  get informerCount(): number {
+    return this.informers.length + this.levelControllers.length;
   }
 
   /** True once every informer delivered its first list. */
@@ -136,10 +140,10 @@ export class OperatorUnderTest {
     controller.addReconciler(recordingReconciler(opinionatedRec.record, kind, opinionated, this.slow), kind);
 
     const webKey = `${kind}-web`;
-    const webInformer = new KubernetesBasedInformer(schema, client, NAMESPACE, { backoff: this.backoff(), logger: noopLogger, labelSelector: WEB_SELECTOR });
+    const webInformer = new KubernetesBasedInformer(schema, client, NAMESPACE, { backoff: this.backoff(), logger: noopLogger, labelSelector: WEB_SELECTOR.toString() });
     this.informers.push(webInformer);
     controller.addInformer(webInformer, webKey);
-    const web = this.handler(kind, `${WEB_SELECTOR} mirror watcher`, 'version', undefined, WEB_LABELS);
+    const web = this.handler(kind, `${WEB_SELECTOR.toString()} mirror watcher`, 'version', undefined, WEB_SELECTOR);
     controller.addWatcher(recordingWatcher(web.record, kind, mirrorWatcher(web.record, kind), this.slow), webKey);
 
     const level = this.handler(kind, 'level-based Reconciler', 'version', undefined);
@@ -172,7 +176,7 @@ export class OperatorUnderTest {
     this.operator.addController(levelController);
   }
 
-  private handler(kind: ObjectKind, name: string, contract: 'version' | 'content', finalizer: string | undefined, selects?: Readonly<Record<string, string>>): HandlerUnderTest {
+  private handler(kind: ObjectKind, name: string, contract: 'version' | 'content', finalizer: string | undefined, selects?: LabelSelector): HandlerUnderTest {
     const handler = { record: new HandlerRecord(`${kind} ${name}`, contract), kind, finalizer, selects };
     this.handlers.push(handler);
     return handler;

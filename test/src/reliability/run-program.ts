@@ -222,9 +222,9 @@ async function applyFault(cluster: ReliabilityCluster, operator: OperatorUnderTe
       });
       return;
     case 'gap':
-      // Every informer's next watches fail (two each for the six informers), so it backs off while the writes land;
+      // Every informer's next two watches fail, so it backs off while the writes land;
       // the compaction then turns its resume into a 410 and a relist that must find the deletes.
-      faults.failNext({ verb: 'watch', status: 503, count: 12 });
+      faults.failNext({ verb: 'watch', status: 503, count: 2 * operator.informerCount });
       faults.dropWatches();
       for (const write of step.writes) if (!(await applyWrite(cluster, model, write))) failed();
       faults.compact();
@@ -282,15 +282,13 @@ async function applyWrite(cluster: ReliabilityCluster, model: Model, step: Write
       case 'forceDelete': {
         await client.delete(id);
         model.delete(key);
-        let object: KubeObject;
         try {
-          object = await client.get(id);
+          const stripped = await client.patch(id, { merge: { metadata: { finalizers: null } } });
+          model.forceOut(key, stripped.metadata.uid ?? '');
         } catch (error) {
-          if (isNotFound(error)) return true; // no finalizer held it
-          throw error;
+          // Gone already: no finalizer held it, or the handlers ran their deletes and removed theirs.
+          if (!isNotFound(error)) throw error;
         }
-        await client.patch(id, { merge: { metadata: { finalizers: null } } });
-        model.forceOut(key, object.metadata.uid ?? '');
         return true;
       }
       case 'deleteHeld': {
@@ -331,7 +329,7 @@ export function viewDiffs(handler: HandlerUnderTest, server: ServerState): ViewD
   const { record, finalizer } = handler;
   const diffs: ViewDiff[] = [];
   const diff = (key: string, message: string): void => void diffs.push({ key, message: `${record.name} ${message}` });
-  const selected = (object: KubeObject): boolean => Object.entries(handler.selects ?? {}).every(([k, v]) => object.metadata.labels?.[k] === v);
+  const selected = (object: KubeObject): boolean => handler.selects?.matches(object.metadata.labels) ?? true;
   for (const [key, { kind, object }] of server) {
     if (kind !== handler.kind || !selected(object)) continue;
     const seen = record.view.get(key);
@@ -355,7 +353,7 @@ export function viewDiffs(handler: HandlerUnderTest, server: ServerState): ViewD
     if (!key.startsWith(`${handler.kind}/`)) continue;
     const object = server.get(key)?.object;
     if (object === undefined) diff(key, `stale ${key}: gone from the server, still in the view`);
-    else if (!selected(object)) diff(key, `stale ${key}: no longer matches ${JSON.stringify(handler.selects)}, still in the view`);
+    else if (!selected(object)) diff(key, `stale ${key}: no longer matches ${handler.selects?.toString()}, still in the view`);
   }
   return diffs;
 }
