@@ -21,6 +21,8 @@ export interface ModelObject {
 /** The expected objects, keyed `kind/name`; each method applies one acknowledged write. */
 export class Model {
   readonly objects = new Map<string, ModelObject>();
+  /** Uids of objects whose finalizers the program stripped: their user deletes are not owed. */
+  readonly forcedOut = new Set<string>();
 
   create(key: string, value: number, labels: Record<string, string>): void {
     this.objects.set(key, { value, labels: { ...labels }, status: undefined, held: false, deleting: false });
@@ -52,6 +54,12 @@ export class Model {
     const o = this.objects.get(key);
     if (o?.held) o.deleting = true;
     else this.objects.delete(key);
+  }
+
+  /** Every finalizer of the object of `uid` was stripped after its delete: it is gone. */
+  forceOut(key: string, uid: string): void {
+    this.objects.delete(key);
+    this.forcedOut.add(uid);
   }
 
   /** The program's finalizer was removed. */

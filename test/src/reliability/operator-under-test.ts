@@ -2,14 +2,16 @@
  * The operator a reliability program runs against: for each kind (Gadget, ConfigMap), one
  * KubernetesBasedInformer feeding one InformerController with a mirror watcher, an
  * OpinionatedWatcher, a mirror reconciler and an OpinionatedReconciler, plus a controller-runtime
- * style level-based Reconciler (its own controller and informer) reading the informer's cache.
+ * style level-based Reconciler (its own controller and informer) reading the informer's cache, and a
+ * mirror watcher behind a second informer that selects `tier=web` (objects move in and out of it
+ * when their labels change).
  * Every handler writes what it believes into a {@link HandlerRecord}.
  *
  * Settings that differ from the defaults, and why: the informers' backoff is capped at
  * {@link BACKOFF_CAP_MS} (default 30 s) and the handler retry policy at the same cap (default 5 s
  * doubling), so that the convergence bound, cap + 1 s, fits a CI run.
  */
-import { Client, ConfigMapKind, HttpTransport, objectKey } from '@kubeloop/resource';
+import { Client, ConfigMapKind, HttpTransport, LabelSelector, objectKey } from '@kubeloop/resource';
 import type { KubeObject, Schema } from '@kubeloop/resource';
 import {
   InformerController,
@@ -25,6 +27,7 @@ import {
 import type { ErrorHandlerContext, HandlerContext, Reconciler, ResourceWatcher } from '@kubeloop/operator';
 import { newController } from '@kubeloop/operator/reconcile';
 import type { ReconcileController } from '@kubeloop/operator/reconcile';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GadgetKind, NAMESPACE } from './cluster.js';
 import { HandlerRecord, viewKey } from './handler-record.js';
 import type { ObjectKind } from './program.js';
@@ -39,6 +42,9 @@ export const WATCHER_FINALIZER = 'reliability.kubeloop.dev/opinionated-watcher';
 /** The finalizer of the OpinionatedReconcilers. */
 export const RECONCILER_FINALIZER = 'reliability.kubeloop.dev/opinionated-reconciler';
 
+/** The label selector of the selected informers. */
+export const WEB_SELECTOR = LabelSelector.parse('tier=web');
+
 /** Counts of reported errors, by where they came from (faults cause many; they are not violations). */
 export type ErrorCounts = Record<string, number>;
 
@@ -47,6 +53,8 @@ export interface HandlerUnderTest {
   record: HandlerRecord;
   kind: ObjectKind;
   finalizer: string | undefined;
+  /** The objects the handler must see (its informer's label selector); undefined: every object. */
+  selects: LabelSelector | undefined;
 }
 
 /** The operator of a program. */
@@ -61,6 +69,11 @@ export class OperatorUnderTest {
   private running: Promise<void> | undefined;
   /** The error `run()` rejected with, if any (an operator must not stop by itself). */
   runError: unknown;
+  /** Every handler call waits this long before it runs (the `slowHandlers` fault); 0: no wait. */
+  handlerDelayMs = 0;
+  private readonly slow = async (): Promise<void> => {
+    if (this.handlerDelayMs > 0) await sleep(this.handlerDelayMs);
+  };
 
   constructor(url: string) {
     this.transport = new HttpTransport({ server: url });
@@ -79,6 +92,11 @@ export class OperatorUnderTest {
     this.running = this.operator.run(this.stop.signal).catch((error: unknown) => {
       this.runError = error;
     });
+  }
+
+  /** Informers (each holds one watch), the level-based controllers' included. */
+  get informerCount(): number {
+    return this.informers.length + this.levelControllers.length;
   }
 
   /** True once every informer delivered its first list. */
@@ -108,18 +126,25 @@ export class OperatorUnderTest {
     controller.addInformer(informer, kind);
 
     const mirror = this.handler(kind, 'mirror watcher', 'version', undefined);
-    controller.addWatcher(recordingWatcher(mirror.record, kind, mirrorWatcher(mirror.record, kind)), kind);
+    controller.addWatcher(recordingWatcher(mirror.record, kind, mirrorWatcher(mirror.record, kind), this.slow), kind);
 
     const opinionatedWatcher = this.handler(kind, 'OpinionatedWatcher', 'content', WATCHER_FINALIZER);
-    controller.addWatcher(recordingWatcher(opinionatedWatcher.record, kind, userWatcher(opinionatedWatcher.record, kind, schema, client)), kind);
+    controller.addWatcher(recordingWatcher(opinionatedWatcher.record, kind, userWatcher(opinionatedWatcher.record, kind, schema, client), this.slow), kind);
 
     const mirrorRec = this.handler(kind, 'mirror reconciler', 'version', undefined);
-    controller.addReconciler(recordingReconciler(mirrorRec.record, kind, mirrorReconciler(mirrorRec.record, kind)), kind);
+    controller.addReconciler(recordingReconciler(mirrorRec.record, kind, mirrorReconciler(mirrorRec.record, kind), this.slow), kind);
 
     const opinionatedRec = this.handler(kind, 'OpinionatedReconciler', 'content', RECONCILER_FINALIZER);
     const opinionated = new OpinionatedReconciler(client, RECONCILER_FINALIZER);
     opinionated.wrap(userReconciler(opinionatedRec.record, kind));
-    controller.addReconciler(recordingReconciler(opinionatedRec.record, kind, opinionated), kind);
+    controller.addReconciler(recordingReconciler(opinionatedRec.record, kind, opinionated, this.slow), kind);
+
+    const webKey = `${kind}-web`;
+    const webInformer = new KubernetesBasedInformer(schema, client, NAMESPACE, { backoff: this.backoff(), logger: noopLogger, labelSelector: WEB_SELECTOR.toString() });
+    this.informers.push(webInformer);
+    controller.addInformer(webInformer, webKey);
+    const web = this.handler(kind, `${WEB_SELECTOR.toString()} mirror watcher`, 'version', undefined, WEB_SELECTOR);
+    controller.addWatcher(recordingWatcher(web.record, kind, mirrorWatcher(web.record, kind), this.slow), webKey);
 
     const level = this.handler(kind, 'level-based Reconciler', 'version', undefined);
     const levelController: ReconcileController = newController({
@@ -133,6 +158,7 @@ export class OperatorUnderTest {
           const key = `${kind}/${request.namespace}/${request.name}`;
           const end = level.record.begin(key);
           try {
+            await this.slow();
             // Level-based: read the cache, as a controller-runtime reconciler reads its client's cache.
             const object = levelController.informer.store.get(objectKey({ metadata: { namespace: request.namespace, name: request.name } }));
             if (object === undefined) level.record.remove(key, undefined);
@@ -150,18 +176,19 @@ export class OperatorUnderTest {
     this.operator.addController(levelController);
   }
 
-  private handler(kind: ObjectKind, name: string, contract: 'version' | 'content', finalizer: string | undefined): HandlerUnderTest {
-    const handler = { record: new HandlerRecord(`${kind} ${name}`, contract), kind, finalizer };
+  private handler(kind: ObjectKind, name: string, contract: 'version' | 'content', finalizer: string | undefined, selects?: LabelSelector): HandlerUnderTest {
+    const handler = { record: new HandlerRecord(`${kind} ${name}`, contract), kind, finalizer, selects };
     this.handlers.push(handler);
     return handler;
   }
 }
 
 /** Checks that calls of one object never overlap (the order is checked where the user's code sees objects). */
-function recordingWatcher(record: HandlerRecord, kind: ObjectKind, inner: ResourceWatcher): ResourceWatcher {
+function recordingWatcher(record: HandlerRecord, kind: ObjectKind, inner: ResourceWatcher, slow: () => Promise<void>): ResourceWatcher {
   const around = async (object: KubeObject, call: () => Promise<void>): Promise<void> => {
     const end = record.begin(viewKey(kind, object));
     try {
+      await slow();
       await call();
     } finally {
       end();
@@ -174,11 +201,12 @@ function recordingWatcher(record: HandlerRecord, kind: ObjectKind, inner: Resour
   };
 }
 
-function recordingReconciler(record: HandlerRecord, kind: ObjectKind, inner: Reconciler): Reconciler {
+function recordingReconciler(record: HandlerRecord, kind: ObjectKind, inner: Reconciler, slow: () => Promise<void>): Reconciler {
   return {
     reconcile: async (ctx, request) => {
       const end = record.begin(viewKey(kind, request.object));
       try {
+        await slow();
         return await inner.reconcile(ctx, request);
       } finally {
         end();

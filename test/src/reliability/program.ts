@@ -24,6 +24,11 @@ export type WriteStep =
   /** Changes only labels (no new generation). */
   | { op: 'setLabels'; target: Target; labels: Record<string, string> }
   | { op: 'delete'; target: Target }
+  /**
+   * Deletes, then strips every finalizer (the handlers' too), as `kubectl patch` does to force an
+   * object out: it goes at once, its user deletes are not owed, and the name is free for another uid.
+   */
+  | { op: 'forceDelete'; target: Target }
   /** Adds the program's own finalizer, then deletes: the object stays, being deleted, until `release`. */
   | { op: 'deleteHeld'; target: Target }
   /** Removes the program's own finalizer (the object goes away if it was being deleted and no other finalizer holds it). */
@@ -44,6 +49,8 @@ export type FaultStep =
   | { op: 'latency'; ms: number }
   /** The API server stops and starts again on the same data directory and port. */
   | { op: 'restart' }
+  /** Every handler call of the operator waits `ms` before it runs (0 turns it off): slow handlers, so events pile up behind them. */
+  | { op: 'slowHandlers'; ms: number }
   /** The program waits (lets the operator catch up, or not). */
   | { op: 'pause'; ms: number };
 
@@ -63,7 +70,7 @@ export interface ProgramShape {
   objectsPerKind?: number;
 }
 
-const WRITE_OPS: ReadonlySet<string> = new Set<WriteStep['op']>(['create', 'updateSpec', 'updateStatus', 'setLabels', 'delete', 'deleteHeld', 'release']);
+const WRITE_OPS: ReadonlySet<string> = new Set<WriteStep['op']>(['create', 'updateSpec', 'updateStatus', 'setLabels', 'delete', 'forceDelete', 'deleteHeld', 'release']);
 
 /** True for a write of the program. */
 export function isWrite(step: Step): step is WriteStep {
@@ -91,6 +98,7 @@ export function describeStep(step: Step): string {
     case 'setLabels':
       return `setLabels ${name(step.target)} ${JSON.stringify(step.labels)}`;
     case 'delete':
+    case 'forceDelete':
     case 'deleteHeld':
     case 'release':
       return `${step.op} ${name(step.target)}`;
@@ -104,6 +112,8 @@ export function describeStep(step: Step): string {
       return `FAULT latency ${step.ms} ms`;
     case 'restart':
       return 'FAULT restart the API server';
+    case 'slowHandlers':
+      return `FAULT slow handlers ${step.ms} ms`;
     case 'pause':
       return `pause ${step.ms} ms`;
   }
@@ -125,7 +135,18 @@ interface Guess {
 }
 
 const WRITE_WEIGHTS = { create: 20, updateSpec: 26, updateStatus: 12, setLabels: 12, delete: 12, deleteHeld: 8, release: 6 } as const;
-const FAULT_WEIGHTS = { dropWatches: 24, failNext: 26, gap: 10, latency: 10, restart: 6, pause: 24 } as const;
+const FAULT_WEIGHTS = { dropWatches: 24, failNext: 26, gap: 10, latency: 10, restart: 6, pause: 24, scenario: 20 } as const;
+/**
+ * Scenarios: short fixed shapes of steps, aimed at the weak spots of an informer-driven controller
+ * (issue 9), drawn like faults. `recreateInGap`: an object force-deleted and created again under the
+ * same name while the watches are down, so the 410 relist finds another uid; `burstWhileSlow`: many
+ * updates of one object while the handlers are slow and the handlers' writes fail (coalescing and
+ * retries together); `heldDeleteRestart`: deletes held by finalizers, the API server restarted right
+ * after, then released; `relabel`: labels that move objects in and out of the `tier=web` informers;
+ * `throttledHandlerWrites`: a burst of 429 with Retry-After on the writes the handlers make
+ * (finalizers added on create, removed on delete).
+ */
+const SCENARIO_WEIGHTS = { recreateInGap: 1, burstWhileSlow: 1, heldDeleteRestart: 1, relabel: 1, throttledHandlerWrites: 1 } as const;
 const FAIL_VERBS: readonly FaultVerbName[] = ['list', 'watch', 'create', 'update', 'patch', 'delete', 'get'];
 
 /** Generates the program of `seed`. */
@@ -153,6 +174,10 @@ export function generateProgram(seed: number, shape: ProgramShape = {}): Program
         return { op, target, labels: labels(rng) };
       case 'delete':
         if (!guess.held) guess.exists = false;
+        return { op, target };
+      case 'forceDelete':
+        guess.held = false;
+        guess.exists = false;
         return { op, target };
       case 'deleteHeld':
         guess.held = true;
@@ -229,9 +254,64 @@ export function generateProgram(seed: number, shape: ProgramShape = {}): Program
       case 'pause':
         steps.push({ op: 'pause', ms: rng.int(10, 300) });
         break;
+      case 'scenario':
+        steps.push(...scenario(rng.weighted(SCENARIO_WEIGHTS)));
+        break;
     }
   }
   return { seed, steps };
+
+  function scenario(kind: keyof typeof SCENARIO_WEIGHTS): Step[] {
+    switch (kind) {
+      case 'recreateInGap': {
+        const target = targetFor('delete');
+        const writes: WriteStep[] = [];
+        if (rng.chance(0.5)) writes.push(write('updateSpec', target));
+        writes.push(write('forceDelete', target), write('create', target));
+        if (rng.chance(0.5)) writes.push(write('updateSpec', target));
+        return [{ op: 'gap', writes }];
+      }
+      case 'burstWhileSlow': {
+        const target = targetFor('updateSpec');
+        const out: Step[] = [{ op: 'slowHandlers', ms: rng.int(20, 120) }];
+        const n = rng.int(5, 14);
+        for (let i = 0; i < n; i++) {
+          if (i === 2) out.push({ op: 'failNext', verb: rng.pick(['update', 'patch'] as const), resource: undefined, status: rng.pick([500, 503]), count: rng.int(1, 3), retryAfterSeconds: undefined });
+          out.push(write(rng.chance(0.75) ? 'updateSpec' : 'updateStatus', target));
+        }
+        out.push({ op: 'pause', ms: rng.int(0, 200) }, { op: 'slowHandlers', ms: 0 });
+        return out;
+      }
+      case 'heldDeleteRestart': {
+        const held = targetFor('deleteHeld');
+        const out: Step[] = [write('deleteHeld', held)];
+        if (rng.chance(0.5)) out.push(write('delete', targetFor('delete')));
+        out.push({ op: 'restart' });
+        if (rng.chance(0.7)) out.push(write('release', held));
+        return out;
+      }
+      case 'relabel': {
+        const out: Step[] = [];
+        const n = rng.int(2, 5);
+        for (let i = 0; i < n; i++) {
+          const target = targetFor('setLabels');
+          const tier = rng.pick(['web', 'db', undefined]);
+          out.push({ op: 'setLabels', target, labels: tier !== undefined ? { tier } : {} });
+          if (rng.chance(0.3)) out.push({ op: 'dropWatches', mode: rng.pick(['reset', 'midLine', 'graceful'] as const) });
+        }
+        return out;
+      }
+      case 'throttledHandlerWrites': {
+        const out: Step[] = [{ op: 'failNext', verb: rng.pick(['update', 'patch'] as const), resource: undefined, status: 429, count: rng.int(4, 10), retryAfterSeconds: 1 }];
+        const n = rng.int(1, 3);
+        for (let i = 0; i < n; i++) {
+          const op = rng.pick(['create', 'delete'] as const);
+          out.push(write(op, targetFor(op)));
+        }
+        return out;
+      }
+    }
+  }
 }
 
 function labels(rng: Prng): Record<string, string> {

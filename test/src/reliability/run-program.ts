@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isApiError } from '@kubeloop/resource';
+import { isApiError, isNotFound } from '@kubeloop/resource';
 import type { Client, KubeObject } from '@kubeloop/resource';
 import { addFinalizer, removeFinalizer } from '@kubeloop/operator';
 import { GadgetKind, NAMESPACE, ReliabilityCluster } from './cluster.js';
@@ -111,10 +111,11 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
         steps.push(...more);
       }
       const step = steps[i]!;
-      if (!isWrite(step)) await applyFault(cluster, model, step, () => writesFailed++);
+      if (!isWrite(step)) await applyFault(cluster, operator, model, step, () => writesFailed++);
       else if (!(await applyWrite(cluster, model, step))) writesFailed++;
     }
     cluster.faults.reset();
+    operator.handlerDelayMs = 0;
     const converged = await awaitConvergence(cluster, operator.handlers, boundMs, graceMs);
     server = converged.server;
     convergenceMs = converged.convergenceMs;
@@ -125,7 +126,7 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
       violations.push(`converged ${convergenceMs} ms after the last fault, beyond the bound of ${boundMs} ms`);
     }
     violations.push(...modelDiffs(model, server));
-    violations.push(...deleteDiffs(operator.handlers, server));
+    violations.push(...deleteDiffs(operator.handlers, server, model));
     for (const h of operator.handlers) violations.push(...h.record.violations);
   } catch (error) {
     violations.push(`the run itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -205,7 +206,7 @@ function tally(handlers: readonly HandlerUnderTest[], server: ServerState): { ob
   return { objectsLost: lost.size, deletes, duplicateDeletes };
 }
 
-async function applyFault(cluster: ReliabilityCluster, model: Model, step: FaultStep, failed: () => void): Promise<void> {
+async function applyFault(cluster: ReliabilityCluster, operator: OperatorUnderTest, model: Model, step: FaultStep, failed: () => void): Promise<void> {
   const faults = cluster.faults;
   switch (step.op) {
     case 'dropWatches':
@@ -221,9 +222,9 @@ async function applyFault(cluster: ReliabilityCluster, model: Model, step: Fault
       });
       return;
     case 'gap':
-      // Every informer's next watches fail (two each for the four informers), so it backs off while the writes land;
+      // Every informer's next two watches fail, so it backs off while the writes land;
       // the compaction then turns its resume into a 410 and a relist that must find the deletes.
-      faults.failNext({ verb: 'watch', status: 503, count: 8 });
+      faults.failNext({ verb: 'watch', status: 503, count: 2 * operator.informerCount });
       faults.dropWatches();
       for (const write of step.writes) if (!(await applyWrite(cluster, model, write))) failed();
       faults.compact();
@@ -233,6 +234,9 @@ async function applyFault(cluster: ReliabilityCluster, model: Model, step: Fault
       return;
     case 'restart':
       await cluster.restart();
+      return;
+    case 'slowHandlers':
+      operator.handlerDelayMs = step.ms;
       return;
     case 'pause':
       await sleep(step.ms);
@@ -275,6 +279,18 @@ async function applyWrite(cluster: ReliabilityCluster, model: Model, step: Write
         await client.delete(id);
         model.delete(key);
         return true;
+      case 'forceDelete': {
+        await client.delete(id);
+        model.delete(key);
+        try {
+          const stripped = await client.patch(id, { merge: { metadata: { finalizers: null } } });
+          model.forceOut(key, stripped.metadata.uid ?? '');
+        } catch (error) {
+          // Gone already: no finalizer held it, or the handlers ran their deletes and removed theirs.
+          if (!isNotFound(error)) throw error;
+        }
+        return true;
+      }
       case 'deleteHeld': {
         const held = await addFinalizer(client, await client.get(id), HOLD_FINALIZER);
         if (held?.metadata.finalizers?.includes(HOLD_FINALIZER)) model.hold(key);
@@ -313,8 +329,9 @@ export function viewDiffs(handler: HandlerUnderTest, server: ServerState): ViewD
   const { record, finalizer } = handler;
   const diffs: ViewDiff[] = [];
   const diff = (key: string, message: string): void => void diffs.push({ key, message: `${record.name} ${message}` });
+  const selected = (object: KubeObject): boolean => handler.selects?.matches(object.metadata.labels) ?? true;
   for (const [key, { kind, object }] of server) {
-    if (kind !== handler.kind) continue;
+    if (kind !== handler.kind || !selected(object)) continue;
     const seen = record.view.get(key);
     const uid = object.metadata.uid ?? '';
     const otherUid = seen !== undefined && seen.uid !== uid ? ' (another uid)' : '';
@@ -333,7 +350,10 @@ export function viewDiffs(handler: HandlerUnderTest, server: ServerState): ViewD
     else if (otherUid || seen.content !== contentOf(object)) diff(key, `stale ${key}: holds ${seen.content}, the server ${contentOf(object)}${otherUid}`);
   }
   for (const key of record.view.keys()) {
-    if (key.startsWith(`${handler.kind}/`) && !server.has(key)) diff(key, `stale ${key}: gone from the server, still in the view`);
+    if (!key.startsWith(`${handler.kind}/`)) continue;
+    const object = server.get(key)?.object;
+    if (object === undefined) diff(key, `stale ${key}: gone from the server, still in the view`);
+    else if (!selected(object)) diff(key, `stale ${key}: no longer matches ${handler.selects?.toString()}, still in the view`);
   }
   return diffs;
 }
@@ -363,14 +383,14 @@ function modelDiffs(model: Model, server: ServerState): string[] {
 }
 
 /** Each object a finalizer-based handler saw and that is now gone had its user delete run exactly once. */
-function deleteDiffs(handlers: readonly HandlerUnderTest[], server: ServerState): string[] {
+function deleteDiffs(handlers: readonly HandlerUnderTest[], server: ServerState, model: Model): string[] {
   const uids = new Set<string>();
   for (const { object } of server.values()) uids.add(object.metadata.uid ?? '');
   const diffs: string[] = [];
   for (const h of handlers) {
     if (h.finalizer === undefined) continue;
     for (const [uid, key] of h.record.seen) {
-      if (uids.has(uid)) continue;
+      if (uids.has(uid) || model.forcedOut.has(uid)) continue;
       if ((h.record.deletes.get(uid) ?? 0) === 0) diffs.push(`${h.record.name}: ${key} (uid ${uid}) was deleted but the user's delete never ran`);
     }
   }
