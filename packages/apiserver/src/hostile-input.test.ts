@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApiServer } from './api-server.js';
-import { maxNestingDepth } from './json-text.js';
+import { maxNestingDepth } from './http/json-text.js';
 import type { ApiServer } from './api-server.js';
 import { call } from './testing/test-client.js';
 import type { TestResponse } from './testing/test-client.js';

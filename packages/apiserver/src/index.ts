@@ -3,7 +3,7 @@
 // --- server (apiserver-core) ---
 export { startApiServer } from './api-server.js';
 export type { ApiServer, ApiServerOptions } from './api-server.js';
-export type { Faults, FailNextRule, FaultVerb } from './faults.js';
+export type { Faults, FailNextRule, FaultVerb } from './http/faults.js';
 export { kubeconfigFor } from './kubeconfig.js';
 export type { KubeconfigOptions } from './kubeconfig.js';
 export { DataDirLockedError, WalCorruptionError, isDataDirLockedError, isWalCorruptionError } from './persistence/index.js';

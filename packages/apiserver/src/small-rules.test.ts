@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeContinueToken, encodeContinueToken } from './continue-token.js';
-import { dns1123LabelProblems, dns1123SubdomainProblems, generateNamePrefixProblems } from './name-validation.js';
-import { parseRoute } from './request-route.js';
-import { isStatusError } from './status-error.js';
-import { compareVersionPriority } from './version-priority.js';
+import { decodeContinueToken, encodeContinueToken } from './storage/continue-token.js';
+import { dns1123LabelProblems, dns1123SubdomainProblems, generateNamePrefixProblems } from './objects/name-validation.js';
+import { parseRoute } from './http/request-route.js';
+import { isStatusError } from './http/status-error.js';
+import { compareVersionPriority } from './types/version-priority.js';
 
 describe('small rules', () => {
   test('versions sort GA, then beta, then alpha, higher numbers first, then other names', () => {

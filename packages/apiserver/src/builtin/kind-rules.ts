@@ -4,7 +4,7 @@
  * controllers run: nothing schedules pods or creates ReplicaSets, as with envtest).
  */
 import type { KubeObject } from '@kubeloop/resource';
-import type { FieldProblem } from '../status-error.js';
+import type { FieldProblem } from '../http/status-error.js';
 import type { TablePrinter } from '../table/table-printer.js';
 import { podRules } from './pod-rules.js';
 import { serviceRules } from './service-rules.js';

@@ -5,9 +5,9 @@
  * unknown fields are dropped and reported (for `fieldValidation`), and numbers in string maps are
  * kept as strings (resource quantities such as `cpu: 1` arrive as numbers; Go's Quantity accepts them).
  */
-import { isBase64 } from '../builtin-decoding.js';
-import { requiredValue } from '../status-error.js';
-import type { FieldProblem } from '../status-error.js';
+import { isBase64 } from '../types/builtin-decoding.js';
+import { requiredValue } from '../http/status-error.js';
+import type { FieldProblem } from '../http/status-error.js';
 import { kubernetesModels } from './kubernetes-models.generated.js';
 import { parseFieldType } from './model-definition.js';
 import type { FieldType, ModelDefinition } from './model-definition.js';

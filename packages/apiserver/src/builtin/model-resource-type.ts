@@ -3,9 +3,9 @@
  * generated model definition and its rules: decoding and required fields from the model, defaults
  * and checks from the rules, the OpenAPI schema from the model.
  */
-import { decodeError } from '../builtin-decoding.js';
-import { builtinTypeFields } from '../resource-type.js';
-import type { ResourceType } from '../resource-type.js';
+import { decodeError } from '../types/builtin-decoding.js';
+import { builtinTypeFields } from '../types/resource-type.js';
+import type { ResourceType } from '../types/resource-type.js';
 import { customResourcePrinter } from '../table/table-printer.js';
 import type { BuiltinKind } from './builtin-kind-table.js';
 import { kindRulesOf } from './kind-rules.js';

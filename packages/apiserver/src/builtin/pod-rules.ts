@@ -4,8 +4,8 @@
  * in container images, `activeDeadlineSeconds` and added tolerations.
  */
 import { jsonEqual } from '../json-value.js';
-import { forbiddenValue } from '../status-error.js';
-import type { FieldProblem } from '../status-error.js';
+import { forbiddenValue } from '../http/status-error.js';
+import type { FieldProblem } from '../http/status-error.js';
 import { podPrinter } from '../table/workload-printers.js';
 import type { KindRules } from './kind-rules.js';
 import { asMap, asMaps, defaultPodSpec, podSpecProblems } from './pod-spec-rules.js';

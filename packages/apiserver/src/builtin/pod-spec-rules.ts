@@ -3,8 +3,8 @@
  * workload), with kube-apiserver's defaults (`SetDefaults_PodSpec`, `SetDefaults_Container`,
  * probes, volume modes) and the checks operators meet first (images, container names, restart policy).
  */
-import { invalidValue, requiredValue, unsupportedValue } from '../status-error.js';
-import type { FieldProblem } from '../status-error.js';
+import { invalidValue, requiredValue, unsupportedValue } from '../http/status-error.js';
+import type { FieldProblem } from '../http/status-error.js';
 
 type JsonMap = Record<string, unknown>;
 

@@ -7,8 +7,8 @@
  */
 import { randomInt } from 'node:crypto';
 import type { KubeObject } from '@kubeloop/resource';
-import { invalidValue, requiredValue, unsupportedValue } from '../status-error.js';
-import type { FieldProblem } from '../status-error.js';
+import { invalidValue, requiredValue, unsupportedValue } from '../http/status-error.js';
+import type { FieldProblem } from '../http/status-error.js';
 import { servicePrinter } from '../table/workload-printers.js';
 import type { KindRules } from './kind-rules.js';
 import { asMap, asMaps } from './pod-spec-rules.js';

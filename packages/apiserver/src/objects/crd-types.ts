@@ -1,11 +1,11 @@
 /** CustomResourceDefinitions as served types: a stored CRD registers its type, a removed one takes its objects with it. */
 import type { KubeObject } from '@kubeloop/resource';
-import { crdType, customResourceType, storeKeyOfCrd } from '../crd-resource.js';
-import { forgetSchemaValidators } from '../crd-schema.js';
+import { crdType, customResourceType, storeKeyOfCrd } from '../types/crd-resource.js';
+import { forgetSchemaValidators } from '../types/crd-schema.js';
 import { cloneJson, jsonEqual } from '../json-value.js';
-import { canonicalObject } from '../object-meta.js';
-import { storeKeyOf } from '../resource-type.js';
-import type { ResourceType } from '../resource-type.js';
+import { canonicalObject } from './object-meta.js';
+import { storeKeyOf } from '../types/resource-type.js';
+import type { ResourceType } from '../types/resource-type.js';
 import type { ObjectContext } from './object-context.js';
 
 const crdStoreKey = storeKeyOf(crdType);

@@ -1,13 +1,13 @@
 /** Creates (POST, and an apply of a missing object): a new uid, name and timestamps, then the type's rules. */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '@kubeloop/resource';
-import { crdType } from '../crd-resource.js';
-import { generatedName } from '../name-validation.js';
-import { canonicalObject, validateObjectMeta } from '../object-meta.js';
-import type { ObjectStore } from '../object-store.js';
-import { apiVersionOf, storeKeyOf } from '../resource-type.js';
-import type { ResourceType } from '../resource-type.js';
-import { alreadyExists, badRequest, invalid } from '../status-error.js';
+import { crdType } from '../types/crd-resource.js';
+import { generatedName } from './name-validation.js';
+import { canonicalObject, validateObjectMeta } from './object-meta.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import { apiVersionOf, storeKeyOf } from '../types/resource-type.js';
+import type { ResourceType } from '../types/resource-type.js';
+import { alreadyExists, badRequest, invalid } from '../http/status-error.js';
 import { timestampText } from '../timestamp-text.js';
 import { registerCrd } from './crd-types.js';
 import { recordUpdate } from './field-manager.js';

@@ -1,16 +1,16 @@
 /** Deletes: one object (preconditions, finalizers, graceful start), a collection, and a namespace's contents. */
-import type { StoredObject } from '../change-event.js';
-import { jsonAtApiVersion } from '../change-event.js';
-import { namespaceType } from '../builtin-resources.js';
+import type { StoredObject } from '../storage/change-event.js';
+import { jsonAtApiVersion } from '../storage/change-event.js';
+import { namespaceType } from '../types/builtin-resources.js';
 import { cloneJson } from '../json-value.js';
-import { finalizersAfterDelete } from '../delete-options.js';
-import type { PropagationPolicy } from '../delete-options.js';
-import type { ListOptions } from '../list-options.js';
-import { canonicalObject } from '../object-meta.js';
-import { parseResourceVersionText } from '../resource-version.js';
-import { apiVersionOf, storeKeyOf } from '../resource-type.js';
-import type { ResourceType } from '../resource-type.js';
-import { conflict, forbidden } from '../status-error.js';
+import { finalizersAfterDelete } from '../http/delete-options.js';
+import type { PropagationPolicy } from '../http/delete-options.js';
+import type { ListOptions } from '../http/list-options.js';
+import { canonicalObject } from './object-meta.js';
+import { parseResourceVersionText } from '../storage/resource-version.js';
+import { apiVersionOf, storeKeyOf } from '../types/resource-type.js';
+import type { ResourceType } from '../types/resource-type.js';
+import { conflict, forbidden } from '../http/status-error.js';
 import { timestampText } from '../timestamp-text.js';
 import { immortalNamespaces, namespaceHasObjects } from './namespace-contents.js';
 import type { CollectionTarget, ObjectContext, ObjectTarget } from './object-context.js';

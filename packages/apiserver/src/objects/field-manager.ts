@@ -1,7 +1,7 @@
 /** managedFields on the write path: who made an Update, and what a write that leaves them out keeps. */
 import type { KubeObject } from '@kubeloop/resource';
 import { managedFieldsAfterUpdate, managerFromUserAgent, strategyFor } from '../patch/index.js';
-import { apiVersionOf } from '../resource-type.js';
+import { apiVersionOf } from '../types/resource-type.js';
 import type { CollectionTarget } from './object-context.js';
 import type { InternalWrite } from './write-options.js';
 

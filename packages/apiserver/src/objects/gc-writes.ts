@@ -1,12 +1,12 @@
 /** The garbage collector's writes (see `garbage-collector.ts`); each does nothing when the object is gone or its uid changed. */
 import type { OwnerReference } from '@kubeloop/resource';
-import type { StoredObject } from '../change-event.js';
-import { namespaceType } from '../builtin-resources.js';
-import type { PropagationPolicy } from '../delete-options.js';
+import type { StoredObject } from '../storage/change-event.js';
+import { namespaceType } from '../types/builtin-resources.js';
+import type { PropagationPolicy } from '../http/delete-options.js';
 import { cloneJson, jsonEqual } from '../json-value.js';
-import { canonicalObject } from '../object-meta.js';
-import { storeKeyOf } from '../resource-type.js';
-import type { ResourceType } from '../resource-type.js';
+import { canonicalObject } from './object-meta.js';
+import { storeKeyOf } from '../types/resource-type.js';
+import type { ResourceType } from '../types/resource-type.js';
 import { deleteOne } from './delete-object.js';
 import { immortalNamespaces, namespaceHasObjects } from './namespace-contents.js';
 import type { ObjectContext } from './object-context.js';

@@ -1,10 +1,10 @@
 /** A request body on its way to becoming an object: its envelope checked, its unknown fields handled. */
 import type { KubeObject } from '@kubeloop/resource';
-import { decodeError } from '../builtin-decoding.js';
-import { canonicalObject, metadataTypeProblem } from '../object-meta.js';
-import { apiVersionOf } from '../resource-type.js';
-import type { FieldValidation } from '../resource-type.js';
-import { badRequest } from '../status-error.js';
+import { decodeError } from '../types/builtin-decoding.js';
+import { canonicalObject, metadataTypeProblem } from './object-meta.js';
+import { apiVersionOf } from '../types/resource-type.js';
+import type { FieldValidation } from '../types/resource-type.js';
+import { badRequest } from '../http/status-error.js';
 import type { CollectionTarget } from './object-context.js';
 
 /** A body decoded into an object of its type, and the warnings the decoding owes the client. */

@@ -1,8 +1,8 @@
 /** A namespace and what is in it: creates need a live namespace; a terminating one ends once empty. */
-import { namespaceType } from '../builtin-resources.js';
-import { storeKeyOf } from '../resource-type.js';
-import type { ResourceType } from '../resource-type.js';
-import { badRequest, forbidden, notFound } from '../status-error.js';
+import { namespaceType } from '../types/builtin-resources.js';
+import { storeKeyOf } from '../types/resource-type.js';
+import type { ResourceType } from '../types/resource-type.js';
+import { badRequest, forbidden, notFound } from '../http/status-error.js';
 import type { ObjectContext } from './object-context.js';
 
 /** Namespaces that exist from the start and may not be deleted. */

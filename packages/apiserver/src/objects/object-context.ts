@@ -1,7 +1,7 @@
 /** What every object operation works with, and what a request addresses. */
-import type { ObjectStore } from '../object-store.js';
-import type { ResourceRegistry } from '../resource-registry.js';
-import type { ResourceType } from '../resource-type.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import type { ResourceRegistry } from '../types/resource-registry.js';
+import type { ResourceType } from '../types/resource-type.js';
 
 /** Receives changes of the served types (CRDs created, changed or deleted). */
 export interface TypeListener {

@@ -29,12 +29,12 @@
  *    (`garbage-collector.ts`) does the rest through the `gc*` methods here.
  */
 import type { KubeObject, OwnerReference } from '@kubeloop/resource';
-import type { StoredObject } from '../change-event.js';
-import type { PropagationPolicy } from '../delete-options.js';
-import type { ListOptions } from '../list-options.js';
-import type { ObjectStore } from '../object-store.js';
-import type { ResourceRegistry } from '../resource-registry.js';
-import type { ResourceType } from '../resource-type.js';
+import type { StoredObject } from '../storage/change-event.js';
+import type { PropagationPolicy } from '../http/delete-options.js';
+import type { ListOptions } from '../http/list-options.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import type { ResourceRegistry } from '../types/resource-registry.js';
+import type { ResourceType } from '../types/resource-type.js';
 import { createObject } from './create-object.js';
 import { applyReadDefaults, registerStoredCrds } from './crd-types.js';
 import { deleteCollection, deleteObject } from './delete-object.js';

@@ -1,14 +1,14 @@
 /** Patches (PATCH of the main resource or `/status`) by media type: JSON, merge, strategic merge, server-side apply. */
 import type { KubeObject } from '@kubeloop/resource';
-import { checkDeclaredFields, parseApplyBody } from '../apply-configuration.js';
-import type { StoredObject } from '../change-event.js';
-import { acceptedPatchTypes, patchMediaTypes } from '../patch-media-types.js';
-import type { PatchFormat } from '../patch-media-types.js';
+import { checkDeclaredFields, parseApplyBody } from '../patch/apply-configuration.js';
+import type { StoredObject } from '../storage/change-event.js';
+import { acceptedPatchTypes, patchMediaTypes } from '../http/patch-media-types.js';
+import type { PatchFormat } from '../http/patch-media-types.js';
 import { ApplyConflictError, applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, isPatchError } from '../patch/index.js';
-import { parseJsonRequest } from '../request-body.js';
-import { parseResourceVersionText } from '../resource-version.js';
-import { apiVersionOf, storeKeyOf } from '../resource-type.js';
-import { StatusError, applyConflict, badRequest, forbiddenValue, invalid, notFound, requiredValue, staleConflict, unsupportedMediaType } from '../status-error.js';
+import { parseJsonRequest } from '../http/request-body.js';
+import { parseResourceVersionText } from '../storage/resource-version.js';
+import { apiVersionOf, storeKeyOf } from '../types/resource-type.js';
+import { StatusError, applyConflict, badRequest, forbiddenValue, invalid, notFound, requiredValue, staleConflict, unsupportedMediaType } from '../http/status-error.js';
 import { createDecoded } from './create-object.js';
 import { keepManagedFields } from './field-manager.js';
 import { decode, prepareBody } from './incoming-object.js';

@@ -1,12 +1,12 @@
 /** Reads: one object, and list pages with selectors, pagination and resourceVersion rules. */
-import type { StoredObject } from '../change-event.js';
-import { jsonAtApiVersion } from '../change-event.js';
-import { encodeContinueToken } from '../continue-token.js';
-import type { ListOptions } from '../list-options.js';
-import { snapshotAt } from '../list-snapshot.js';
-import { apiVersionOf, storeKeyOf } from '../resource-type.js';
-import type { ResourceType } from '../resource-type.js';
-import { badRequest, expired, notFound, resourceVersionTooLarge, tooOldResourceVersion } from '../status-error.js';
+import type { StoredObject } from '../storage/change-event.js';
+import { jsonAtApiVersion } from '../storage/change-event.js';
+import { encodeContinueToken } from '../storage/continue-token.js';
+import type { ListOptions } from '../http/list-options.js';
+import { snapshotAt } from '../storage/list-snapshot.js';
+import { apiVersionOf, storeKeyOf } from '../types/resource-type.js';
+import type { ResourceType } from '../types/resource-type.js';
+import { badRequest, expired, notFound, resourceVersionTooLarge, tooOldResourceVersion } from '../http/status-error.js';
 import { objectKeyOf } from './object-context.js';
 import type { ObjectContext } from './object-context.js';
 

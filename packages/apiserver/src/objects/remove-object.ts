@@ -1,8 +1,8 @@
 /** The end of an object: removed from storage, with what follows (a CRD's objects and type, a terminating namespace's end). */
-import type { StoredObject } from '../change-event.js';
-import { crdType } from '../crd-resource.js';
-import { storeKeyOf } from '../resource-type.js';
-import type { ResourceType } from '../resource-type.js';
+import type { StoredObject } from '../storage/change-event.js';
+import { crdType } from '../types/crd-resource.js';
+import { storeKeyOf } from '../types/resource-type.js';
+import type { ResourceType } from '../types/resource-type.js';
 import { unregisterCrd } from './crd-types.js';
 import { finishNamespaceIfEmpty } from './namespace-contents.js';
 import type { ObjectContext } from './object-context.js';

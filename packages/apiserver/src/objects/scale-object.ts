@@ -1,8 +1,8 @@
 /** The `/scale` subresource: a Scale read from, and replicas written to, the object's own fields. */
 import type { KubeObject } from '@kubeloop/resource';
-import type { ResourceType } from '../resource-type.js';
-import { replicasOfScale, scaleOf, writePath } from '../scale-subresource.js';
-import { notFound, staleConflict } from '../status-error.js';
+import type { ResourceType } from '../types/resource-type.js';
+import { replicasOfScale, scaleOf, writePath } from './scale-subresource.js';
+import { notFound, staleConflict } from '../http/status-error.js';
 import { cloneJson } from '../json-value.js';
 import type { ObjectContext, ObjectTarget } from './object-context.js';
 import { getObject } from './read-objects.js';

@@ -1,15 +1,15 @@
 /** Updates (PUT of the main resource, `/status` or a namespace's `/finalize`): concurrency, generation and finalizer rules. */
 import type { KubeObject } from '@kubeloop/resource';
-import type { StoredObject } from '../change-event.js';
-import { namespaceType } from '../builtin-resources.js';
-import { crdType } from '../crd-resource.js';
+import type { StoredObject } from '../storage/change-event.js';
+import { namespaceType } from '../types/builtin-resources.js';
+import { crdType } from '../types/crd-resource.js';
 import { cloneJson, jsonEqual } from '../json-value.js';
-import { canonicalObject, newFinalizersWhileDeleting, validateObjectMeta } from '../object-meta.js';
-import { parseResourceVersionText } from '../resource-version.js';
-import { storeKeyOf } from '../resource-type.js';
-import type { ResourceType } from '../resource-type.js';
-import { conflict, invalid, staleConflict } from '../status-error.js';
-import type { FieldProblem } from '../status-error.js';
+import { canonicalObject, newFinalizersWhileDeleting, validateObjectMeta } from './object-meta.js';
+import { parseResourceVersionText } from '../storage/resource-version.js';
+import { storeKeyOf } from '../types/resource-type.js';
+import type { ResourceType } from '../types/resource-type.js';
+import { conflict, invalid, staleConflict } from '../http/status-error.js';
+import type { FieldProblem } from '../http/status-error.js';
 import { registerCrd } from './crd-types.js';
 import { keepManagedFields, recordUpdate } from './field-manager.js';
 import { decode, prepareBody } from './incoming-object.js';

@@ -1,7 +1,7 @@
 /** What a write is told (its request's options) and what it answers. */
 import type { KubeObject } from '@kubeloop/resource';
-import type { StoredObject } from '../change-event.js';
-import type { FieldValidation } from '../resource-type.js';
+import type { StoredObject } from '../storage/change-event.js';
+import type { FieldValidation } from '../types/resource-type.js';
 
 /** Options of every write. */
 export interface WriteOptions {

@@ -9,7 +9,7 @@
  * as Go's `omitempty` does).
  */
 import { setOwn } from '../json-value.js';
-import { badRequest } from '../status-error.js';
+import { badRequest } from '../http/status-error.js';
 import { messageSpecOf } from './message-specs.js';
 import type { MapSpec, MessageSpec, Scalar } from './message-specs.js';
 import { fields } from './protobuf-wire.js';

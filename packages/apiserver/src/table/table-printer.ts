@@ -5,7 +5,7 @@
  * AGE when there are none); the CRD kind itself prints NAME and CREATED AT, kube-apiserver's default.
  */
 import type { KubeObject } from '@kubeloop/resource';
-import type { PrinterColumn } from '../resource-type.js';
+import type { PrinterColumn } from '../types/resource-type.js';
 import { record } from './cell-values.js';
 import type { JsonMap } from './cell-values.js';
 import { timestampAge } from './human-duration.js';

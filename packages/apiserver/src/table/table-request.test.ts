@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError } from '../status-error.js';
+import { StatusError } from '../http/status-error.js';
 import { tableRequestOf } from './table-request.js';
 
 const kubectl = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';

@@ -6,7 +6,7 @@
  * decides (a PartialObjectMetadata entry before any of them: see `partial-object-metadata.ts`). Entries this server does not produce (protobuf, other Table
  * versions) are skipped; with nothing usable the answer is plain JSON, as before Tables existed.
  */
-import { badRequest } from '../status-error.js';
+import { badRequest } from '../http/status-error.js';
 
 /** What each row's `object` holds: the object, its metadata only (the default), or nothing. */
 export type IncludeObject = 'Object' | 'Metadata' | 'None';

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMapKind } from '@kubeloop/resource';
-import type { FailNextRule, Faults } from '../faults.js';
+import type { FailNextRule, Faults } from '../http/faults.js';
 import { describeFaultSchedule, faultSchedule, isConvergenceError, startTestEnv } from './index.js';
 import type { FaultSchedule, FaultStep, ScheduledFault } from './index.js';
 import { runFaultSchedule } from './run-fault-schedule.js';

@@ -5,7 +5,7 @@
  * by passing it again.
  */
 import { randomInt } from 'node:crypto';
-import type { FaultVerb } from '../faults.js';
+import type { FaultVerb } from '../http/faults.js';
 import { Prng } from './prng.js';
 
 /** The kinds of fault a schedule can hold; each is one call of the server's `Faults` (or a restart). */

@@ -11,4 +11,4 @@ export type { FaultKind, FaultSchedule, FaultScheduleOptions, ScheduledFault } f
 export type { FaultStep, RunFaultScheduleOptions } from './run-fault-schedule.js';
 export { ConvergenceError, isConvergenceError } from './convergence-error.js';
 export { Prng } from './prng.js';
-export type { Faults, FailNextRule, FaultVerb } from '../faults.js';
+export type { Faults, FailNextRule, FaultVerb } from '../http/faults.js';

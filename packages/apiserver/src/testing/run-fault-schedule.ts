@@ -4,7 +4,7 @@
  * healthy server, so the test's writes never meet an injected failure.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Faults } from '../faults.js';
+import type { Faults } from '../http/faults.js';
 import { describeFault } from './fault-schedule.js';
 import type { FaultSchedule, ScheduledFault } from './fault-schedule.js';
 import { Prng } from './prng.js';

@@ -10,7 +10,7 @@ import { Client, HttpTransport, NamespaceKind, ensureCrd } from '@kubeloop/resou
 import type { CustomResourceDefinition, EnsureCrdOptions, Kind, KubeObject } from '@kubeloop/resource';
 import { startApiServer } from '../api-server.js';
 import type { ApiServer, ApiServerOptions } from '../api-server.js';
-import type { Faults } from '../faults.js';
+import type { Faults } from '../http/faults.js';
 import { ConvergenceError } from './convergence-error.js';
 import { eventually } from './eventually.js';
 import type { EventuallyOptions } from './eventually.js';

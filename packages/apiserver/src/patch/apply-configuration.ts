@@ -1,0 +1,53 @@
+/**
+ * Reading a server-side apply body, with kube-apiserver's error texts: YAML that does not parse
+ * is 400 `error decoding YAML: ...` (a key set twice reads as Go's yaml decoder words it, `line
+ * 11: key "foo" already set in map`), and a configuration with fields the kind does not declare is
+ * 400 `failed to create typed patch object (ns/name; group/version, Kind=Kind): .spec.x: field not
+ * declared in schema` (kube-apiserver 1.32 answers that text with a 500, a known bug fixed to 400).
+ * Configurations nested deeper than `json-text.ts`'s limit are 400 `exceeded max depth of 1000`.
+ */
+import type { KubeObject } from '@kubeloop/resource';
+import { parse as parseYaml } from 'yaml';
+import { maxNestingDepth, nestingTooDeep } from '../http/json-text.js';
+import { cloneJson } from '../json-value.js';
+import type { ResourceType } from '../types/resource-type.js';
+import { badRequest } from '../http/status-error.js';
+
+interface YamlError {
+  code?: unknown;
+  linePos?: readonly { line: number }[];
+  message?: unknown;
+}
+
+/** Parses an apply body (YAML or JSON); 400 with the real server's words when it does not parse. */
+export function parseApplyBody(body: string): unknown {
+  const tooDeep = badRequest(`error decoding YAML: exceeded max depth of ${maxNestingDepth}`);
+  let value: unknown;
+  try {
+    value = parseYaml(body) as unknown;
+  } catch (err) {
+    const e = err as YamlError;
+    // The YAML parser recurses: it gives up well before the nesting limit.
+    if (String(e.message).includes('Maximum call stack size exceeded')) throw tooDeep;
+    const line = e.linePos?.[0]?.line;
+    if (e.code === 'DUPLICATE_KEY' && line !== undefined) {
+      const text = body.split('\n')[line - 1] ?? '';
+      const key = /^\s*(?:-\s+)?(["']?)(.*?)\1\s*:/.exec(text)?.[2] ?? text.trim();
+      throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line ${line}: key ${JSON.stringify(key)} already set in map`);
+    }
+    throw badRequest(`error decoding YAML: ${String(e.message ?? err)}`);
+  }
+  if (nestingTooDeep(value)) throw tooDeep;
+  return value;
+}
+
+/** 400 when an apply configuration has fields `type` does not declare (checked on a copy). */
+export function checkDeclaredFields(type: ResourceType, version: string, config: unknown, namespace: string | undefined, name: string): void {
+  if (!type.decode || typeof config !== 'object' || config === null || Array.isArray(config)) return;
+  const copy = cloneJson(config) as KubeObject;
+  const unknown = type.decode(copy, version).unknownFields.filter((f) => f !== 'metadata' && !f.startsWith('metadata.'));
+  if (unknown.length === 0) return;
+  const gv = `${type.group}/${version}`;
+  const target = `${type.namespaced ? (namespace ?? '') : ''}/${name}`;
+  throw badRequest(`failed to create typed patch object (${target}; ${gv}, Kind=${type.kind}): ${unknown.map((f) => `.${f}: field not declared in schema`).join('\n')}`);
+}

@@ -1,0 +1,99 @@
+/**
+ * Serves `?watch=true`: headers flushed at once, then the initial events (from '' / '0', or with
+ * `sendInitialEvents=true` followed by the `k8s.io/initial-events-end` bookmark) or the kept
+ * changes after the requested resourceVersion, then live changes until the client leaves, the
+ * `timeoutSeconds` deadline (a bookmark first, when asked for) or the server stops.
+ *
+ * A resume from before the kept history is answered 200 with one ERROR event carrying the 410
+ * Expired Status, then the stream closes (what clients expect from a real server).
+ */
+import type { ServerResponse } from 'node:http';
+import type { ListOptions } from '../http/list-options.js';
+import { setLongTimeout } from '../long-timeout.js';
+import type { CollectionTarget } from '../objects/object-context.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import type { PartialMetadataVersion } from '../objects/partial-object-metadata.js';
+import { apiVersionOf, storeKeyOf } from '../types/resource-type.js';
+import { tooOldResourceVersion } from '../http/status-error.js';
+import { tableFormat } from '../table/table-encoding.js';
+import type { TableRequest } from '../table/table-request.js';
+import type { WatchHub } from './watch-hub.js';
+import { WatchStream } from './watch-stream.js';
+
+/** The longest Go `time.Duration` in whole seconds (kube-apiserver multiplies timeoutSeconds by time.Second). */
+const maxGoDurationSeconds = 9_223_372_036;
+
+/** Annotation of the bookmark that ends the initial events of a streaming list. */
+export const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
+
+/** What a watch request asks for besides its target. */
+export interface WatchRequest {
+  /** Selectors, resourceVersion, bookmarks, timeout. */
+  readonly options: ListOptions;
+  /** Every event object as a one-row Table (`kubectl get -w`), the first one with the column definitions. Default: none. */
+  readonly table?: TableRequest | undefined;
+  /** Every event object as PartialObjectMetadata. Default: none. */
+  readonly metadata?: PartialMetadataVersion | undefined;
+}
+
+/** Where a watch's events come from. */
+export interface WatchSource {
+  readonly store: ObjectStore;
+  readonly hub: WatchHub;
+}
+
+/** Starts a watch on `res`; returns the stream (already registered with the hub). */
+export function serveWatch(source: WatchSource, target: CollectionTarget, request: WatchRequest, res: ServerResponse): WatchStream {
+  const { store, hub } = source;
+  const { type, version, namespace } = target;
+  const { options: opts, table, metadata } = request;
+  const storeKey = storeKeyOf(type);
+  const current = store.resourceVersion;
+  const requested = opts.resourceVersion;
+  const fromNow = requested === undefined || requested === 0;
+  const initialEvents = opts.sendInitialEvents ?? fromNow;
+
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+
+  const stream = new WatchStream(res, {
+    storeKey,
+    apiVersion: apiVersionOf(type, version),
+    kind: type.kind,
+    namespace,
+    labelSelector: opts.labelSelector,
+    fieldSelector: opts.fieldSelector,
+    sinceRv: initialEvents || fromNow ? current : (requested ?? current),
+    bookmarks: opts.allowWatchBookmarks,
+    table: table ? tableFormat(table, type.tablePrinter(version)) : undefined,
+    metadata,
+    ...(hub.maxBufferedBytes !== undefined && { maxBufferedBytes: hub.maxBufferedBytes }),
+  });
+
+  if (initialEvents) {
+    for (const stored of store.values(storeKey)) if (stream.matches(stored.object)) stream.sendExisting(stored);
+    if (opts.sendInitialEvents) stream.sendBookmark(current, { [initialEventsEndAnnotation]: 'true' });
+  } else if (!fromNow) {
+    const history = store.history(storeKey);
+    const backlog = history.after(requested ?? 0);
+    if (!backlog) {
+      stream.sendError(tooOldResourceVersion(requested ?? 0, history.since).status);
+      stream.end();
+      return stream;
+    }
+    for (const event of backlog) stream.offer(event);
+  }
+  stream.startLive();
+  hub.add(stream);
+
+  if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0) {
+    // Go's time.Duration holds at most ~292 years: longer timeouts are that long, not a wrap-around.
+    const cancel = setLongTimeout(() => {
+      if (stream.options.bookmarks) stream.sendBookmark(store.resourceVersion);
+      stream.end();
+    }, Math.min(opts.timeoutSeconds, maxGoDurationSeconds) * 1000);
+    stream.onClose(cancel);
+  }
+  return stream;
+}
