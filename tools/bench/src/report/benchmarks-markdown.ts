@@ -27,7 +27,7 @@ export function renderBenchmarksMarkdown(results: BenchResults, handWritten = ''
     '',
     `- Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}/${m.arch}`,
     `- Node: ${m.node}`,
-    `- Load average (1 min) over the run: ${formatLoad(results.loadAverage, m.cores)}; each table gives its own`,
+    `- Whole run: 1-minute ${formatLoad(results.loadAverage, m.cores)}. Each table gives the load while it ran.`,
     `- Command: \`${results.command}\``,
     `- Run: ${results.startedAt}, ${results.durationSeconds} s${results.quick ? ' (quick sizes: a smoke test, not figures to quote)' : ''}`,
     '',

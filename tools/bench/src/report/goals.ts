@@ -93,7 +93,7 @@ function ingestGoals(reports: readonly ScenarioReport[]): GoalVerdict[] {
   if (!ingest) return [notRun(g1, 'watch-ingest'), notRun(g1c, 'watch-ingest'), notRun(g1s, 'watch-ingest')];
   const cpu = (c: string): number => ingest.consumers.find((f) => f.consumer === c && f.available)?.cpuSecondsPer100k.median ?? NaN;
   const full = ratio(cpu('kubeloop'), cpu('client-node'));
-  const controller = ingest.stages.find((s) => s.stage.startsWith('InformerController'))?.addedMicros.median ?? NaN;
+  const controller = ingest.stages.find((s) => s.consumer === 'kubeloop')?.addedMicros.median ?? NaN; // the last stage: the controller
   return [atMost(g1, full, 1.0), atMost(g1c, controller, 1.0, (n) => `${formatFixed(n, 1)} us`), atMost(g1s, full, 0.8)];
 }
 
@@ -116,7 +116,7 @@ function listGoals(reports: readonly ScenarioReport[]): GoalVerdict[] {
     atMost(goals[3]!, ratio(ours?.listCpuSeconds.median, raw?.listCpuSeconds.median), 1.3),
   ];
   if (largest === ISSUE_LIST_OBJECTS) return verdicts;
-  return verdicts.map((v) => ({ ...v, met: undefined, margin: `measured at ${formatInt(largest)} objects, not the issue's ${formatInt(ISSUE_LIST_OBJECTS)} (${v.margin} there)` }));
+  return verdicts.map((v) => ({ ...v, met: undefined, margin: `measured at ${formatInt(largest)} objects, not the issue's ${formatInt(ISSUE_LIST_OBJECTS)}; ${v.margin} there` }));
 }
 
 function scaleGoals(reports: readonly ScenarioReport[]): GoalVerdict[] {
@@ -141,7 +141,7 @@ function scaleGoals(reports: readonly ScenarioReport[]): GoalVerdict[] {
         met: everyEvent && [cpu, p99, heap].every(Number.isFinite),
         margin: everyEvent ? `reported, ${scale.runs} round(s)` : 'a consumer did not handle every event',
       };
-  const small = (v: GoalVerdict): GoalVerdict => (atIssueSize ? v : { ...v, met: undefined, margin: `not the issue's size (${v.margin} at this size)` });
+  const small = (v: GoalVerdict): GoalVerdict => (atIssueSize ? v : { ...v, met: undefined, margin: `not the issue's size; ${v.margin} at this size` });
   const latency = atMost(g3l, p99, 1.0);
   return [
     reported,

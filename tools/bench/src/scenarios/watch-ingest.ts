@@ -55,6 +55,8 @@ export interface IngestFigures {
 
 /** One stage of kubeloop's path in the "where the CPU goes" table. */
 export interface StageCost {
+  /** The consumer that runs kubeloop's path up to this stage. */
+  consumer: ConsumerName;
   stage: string;
   /** CPU microseconds per event of the whole path up to this stage. */
   cumulativeMicros: Spread;
@@ -128,10 +130,10 @@ function stageCosts(all: readonly IngestFigures[]): StageCost[] {
   const found = chain.map(([c]) => all.find((f) => f.consumer === c && f.available));
   if (found.some((f) => f === undefined)) return [];
   const micros = (f: IngestFigures): number[] => f.cpuPerRun.map((cpu) => cpu * 10); // CPU-s per 100k events -> us per event
-  return chain.map(([, stage], i) => {
+  return chain.map(([consumer, stage], i) => {
     const here = micros(found[i]!);
     const before = i === 0 ? here.map(() => 0) : micros(found[i - 1]!);
-    return { stage, cumulativeMicros: spread(here), addedMicros: spread(here.map((us, r) => us - before[r]!)) };
+    return { consumer, stage, cumulativeMicros: spread(here), addedMicros: spread(here.map((us, r) => us - before[r]!)) };
   });
 }
 
