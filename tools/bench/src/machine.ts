@@ -28,3 +28,25 @@ export function machineInfo(): MachineInfo {
 export function loadAverage(): number {
   return Math.round(loadavg()[0]! * 100) / 100;
 }
+
+/** The 1-minute load average over a stretch of the run (one scenario): at its start, its highest, at its end. */
+export interface LoadFigures {
+  start: number;
+  max: number;
+  end: number;
+}
+
+/** Samples {@link loadAverage} every `intervalMs` (default 2,000 ms) until `stop()`, which returns the figures. */
+export function sampleLoad(intervalMs = 2000): { stop(): LoadFigures } {
+  const start = loadAverage();
+  let max = start;
+  const timer = setInterval(() => (max = Math.max(max, loadAverage())), intervalMs);
+  timer.unref();
+  return {
+    stop: () => {
+      clearInterval(timer);
+      const end = loadAverage();
+      return { start, max: Math.max(max, end), end };
+    },
+  };
+}

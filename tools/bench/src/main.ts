@@ -5,11 +5,12 @@
  * instead, so that it never replaces the published figures. Exits non-zero if any consumer or server fails.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { loadAverage, machineInfo } from './machine.js';
-import { parseBenchOptions, type BenchOptions } from './options.js';
+import { dirname, join } from 'node:path';
+import { loadAverage, machineInfo, sampleLoad, type LoadFigures } from './machine.js';
+import { ALL_SCENARIOS, parseBenchOptions, type BenchOptions } from './options.js';
 import { handWrittenPart, renderBenchmarksMarkdown } from './report/benchmarks-markdown.js';
-import { judgeGoals } from './report/goals.js';
+import { formatLoad } from './report/format.js';
+import { judgeGoals, type QuickRunSummary } from './report/goals.js';
 import type { GoalVerdict, ScenarioId, ScenarioReport } from './report/scenario-report.js';
 import { renderBarChartSvg } from './report/svg-bar-chart.js';
 import { renderTextTable } from './report/text-table.js';
@@ -18,6 +19,7 @@ import { runCacheMemory } from './scenarios/cache-memory.js';
 import { runLatency } from './scenarios/latency.js';
 import { runRetryScheduler } from './scenarios/retry-scheduler.js';
 import { runRuntimeOverhead } from './scenarios/runtime-overhead.js';
+import { runScale } from './scenarios/scale.js';
 import { runWatchIngest } from './scenarios/watch-ingest.js';
 import { nowSeconds } from './measure.js';
 
@@ -30,8 +32,8 @@ export interface BenchResults {
   startedAt: string;
   durationSeconds: number;
   machine: ReturnType<typeof machineInfo>;
-  /** 1-minute load average before and after the run (2 cores: above 2, something else was running). */
-  loadAverage: { start: number; end: number };
+  /** 1-minute load average at the start and end of the run and its highest sample (2 cores: above 2, something else was running). */
+  loadAverage: LoadFigures;
   sizes: BenchOptions['sizes'];
   scenarios: ScenarioReport[];
   goals: GoalVerdict[];
@@ -53,11 +55,26 @@ async function runScenario(id: ScenarioId, options: BenchOptions): Promise<Scena
     case 'retry-scheduler':
       return runRetryScheduler({ objects: s.retryObjects, seconds: s.retrySeconds, runs: s.runs, log, execArgv });
     case 'latency':
-      return runLatency({ rate: s.latencyRate, seconds: s.latencySeconds, runs: s.runs, warmups: s.warmups, log, execArgv });
+      return runLatency({ rate: s.latencyRate, seconds: s.latencySeconds, runs: s.latencyRuns, warmups: s.warmups, log, execArgv });
     case 'apiserver':
       return runApiServerBench({ starts: s.apiserverStarts, writes: s.apiserverWrites, watchers: s.apiserverWatchers, runs: s.runs, log });
     case 'runtime-overhead':
       return runRuntimeOverhead({ events: s.overheadEvents, keys: s.overheadKeys, runs: s.runs, log, execArgv });
+    case 'scale':
+      return runScale({ objects: s.scaleObjects, rate: s.scaleRate, seconds: s.scaleSeconds, runs: s.scaleRuns, seed: options.seed, log, execArgv });
+  }
+}
+
+/** The latest `--quick` run's duration, from its results file, for goal 5; undefined when there is none. */
+function latestQuickRun(path: string): QuickRunSummary | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const quick = JSON.parse(readFileSync(path, 'utf8')) as Partial<BenchResults>;
+    if (typeof quick.durationSeconds !== 'number' || typeof quick.startedAt !== 'string' || quick.quick !== true) return undefined;
+    if (!ALL_SCENARIOS.every((id) => quick.scenarios?.some((r) => r.id === id) || quick.failures?.some((f) => f.scenario === id))) return undefined; // an --only run
+    return { durationSeconds: quick.durationSeconds, startedAt: quick.startedAt, loadAtStart: quick.loadAverage?.start ?? Number.NaN };
+  } catch {
+    return undefined;
   }
 }
 
@@ -73,6 +90,7 @@ async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
   const loadAtStart = loadAverage();
+  const runLoad = sampleLoad();
   const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
   log(`kubeloop bench${options.quick ? ' (quick)' : ''}: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load average ${loadAtStart}`);
   if (loadAtStart > machine.cores) log(`  warning: the load average (${loadAtStart}) exceeds the ${machine.cores} cores: other processes will disturb the figures`);
@@ -80,23 +98,33 @@ async function main(): Promise<number> {
   const reports: ScenarioReport[] = [];
   const failures: BenchResults['failures'] = [];
   for (const id of options.scenarios) {
-    log(`\n== ${id}`);
+    log(`\n== ${id} (load average ${loadAverage()})`);
+    const scenarioLoad = sampleLoad();
     try {
       const report = await runScenario(id, options);
+      report.load = scenarioLoad.stop();
       reports.push(report);
       log(`\n${report.title}: ${report.setup}\n`);
+      log(`  (${formatLoad(report.load, machine.cores)})\n`);
       log(renderTextTable(report.columns, report.rows));
+      for (const table of report.tables ?? []) log(`\n${table.caption}\n\n${renderTextTable(table.columns, table.rows)}`);
       for (const note of report.notes) log(`  note: ${note}`);
     } catch (err) {
+      scenarioLoad.stop();
       const text = err instanceof Error ? err.message : String(err);
       failures.push({ scenario: id, error: text });
       log(`!! ${id} failed: ${text}`);
     }
   }
 
-  const goals = judgeGoals(reports);
+  const load = runLoad.stop();
+  const durationSeconds = Math.round(nowSeconds() - started);
+  const quickResults = join(ROOT, 'bench/raw/quick/results.json');
+  const everyScenario = options.scenarios.length === ALL_SCENARIOS.length;
+  const quickRun = options.quick && everyScenario ? { durationSeconds, startedAt, loadAtStart } : latestQuickRun(quickResults);
+  const goals = judgeGoals(reports, { cores: machine.cores, load, quickRun });
   if (goals.length > 0) {
-    log('\nGoals of the issue (reported, never asserted):');
+    log(`\nGoals of issue 14 (reported, never asserted; ${formatLoad(load, machine.cores)}):`);
     log(
       renderTextTable(
         ['Goal', 'Measured', 'Verdict'],
@@ -109,16 +137,16 @@ async function main(): Promise<number> {
     command,
     quick: options.quick,
     startedAt,
-    durationSeconds: Math.round(nowSeconds() - started),
+    durationSeconds,
     machine,
-    loadAverage: { start: loadAtStart, end: loadAverage() },
+    loadAverage: load,
     sizes: options.sizes,
     scenarios: reports,
     goals,
     failures,
   };
   if (options.write) {
-    const benchDir = options.quick ? join(ROOT, 'bench/raw/quick') : join(ROOT, 'bench');
+    const benchDir = options.quick ? dirname(quickResults) : join(ROOT, 'bench');
     const docsDir = options.quick ? join(ROOT, 'bench/raw/quick/docs') : join(ROOT, 'docs');
     mkdirSync(join(docsDir, 'bench'), { recursive: true });
     mkdirSync(benchDir, { recursive: true });

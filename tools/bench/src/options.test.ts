@@ -21,9 +21,12 @@ describe('parseBenchOptions', () => {
   test('--runs and --events override the sizes without changing the presets', () => {
     const o = parseBenchOptions(['--runs=5', '--events=1000', '--no-write']);
     assert.equal(o.sizes.runs, 5);
+    assert.equal(o.sizes.latencyRuns, 5, '--runs sets the rounds of every scenario');
+    assert.equal(o.sizes.scaleRuns, 5);
     assert.equal(o.sizes.ingestEvents, 1000);
     assert.equal(o.write, false);
     assert.equal(FULL_SIZES.runs, 3);
+    assert.equal(FULL_SIZES.latencyRuns, 7);
   });
 
   test('rejects unknown options, unknown scenarios and bad numbers with the usage', () => {

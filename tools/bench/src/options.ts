@@ -2,7 +2,7 @@
 import type { ScenarioId } from './report/scenario-report.js';
 
 /** Every scenario, in report order. */
-export const ALL_SCENARIOS: readonly ScenarioId[] = ['watch-ingest', 'cache-memory', 'retry-scheduler', 'latency', 'apiserver', 'runtime-overhead'];
+export const ALL_SCENARIOS: readonly ScenarioId[] = ['watch-ingest', 'cache-memory', 'retry-scheduler', 'latency', 'apiserver', 'runtime-overhead', 'scale'];
 
 /** Sizes of one benchmark run. */
 export interface BenchSizes {
@@ -14,9 +14,10 @@ export interface BenchSizes {
   /** Scenario 3: failing objects and how long they keep failing (real clock). */
   retryObjects: number;
   retrySeconds: number;
-  /** Scenario 4: writes per second and seconds of writing. */
+  /** Scenario 4: writes per second, seconds of writing per round, and measured rounds (short rounds, many of them: the p99 of each is one repetition). */
   latencyRate: number;
   latencySeconds: number;
+  latencyRuns: number;
   /** Scenario 5: start-ups to time; writes with 10 watchers attached. */
   apiserverStarts: number;
   apiserverWrites: number;
@@ -24,7 +25,12 @@ export interface BenchSizes {
   /** Scenario 6: update events pushed through one controller, and keys they spread over. */
   overheadEvents: number;
   overheadKeys: number;
-  /** Measured runs per consumer (median reported) and discarded warm-up rounds. */
+  /** Scenario 7: cached objects, events per second, seconds of events, measured rounds. */
+  scaleObjects: number;
+  scaleRate: number;
+  scaleSeconds: number;
+  scaleRuns: number;
+  /** Measured runs per consumer of the other scenarios (median reported) and discarded warm-up rounds. */
   runs: number;
   warmups: number;
 }
@@ -37,12 +43,17 @@ export const FULL_SIZES: BenchSizes = {
   retryObjects: 100_000,
   retrySeconds: 10,
   latencyRate: 200,
-  latencySeconds: 10,
+  latencySeconds: 8,
+  latencyRuns: 7,
   apiserverStarts: 5,
   apiserverWrites: 10_000,
   apiserverWatchers: 10,
   overheadEvents: 200_000,
   overheadKeys: 1_000,
+  scaleObjects: 100_000,
+  scaleRate: 1_000,
+  scaleSeconds: 30,
+  scaleRuns: 3,
   runs: 3,
   warmups: 1,
 };
@@ -56,11 +67,16 @@ export const QUICK_SIZES: BenchSizes = {
   retrySeconds: 1,
   latencyRate: 50,
   latencySeconds: 2,
+  latencyRuns: 2,
   apiserverStarts: 1,
   apiserverWrites: 500,
   apiserverWatchers: 10,
   overheadEvents: 20_000,
   overheadKeys: 500,
+  scaleObjects: 2_000,
+  scaleRate: 200,
+  scaleSeconds: 3,
+  scaleRuns: 1,
   runs: 1,
   warmups: 0,
 };
@@ -79,7 +95,7 @@ export interface BenchOptions {
   consumers: string[] | undefined;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=watch-ingest,cache-memory,retry-scheduler,latency,apiserver,runtime-overhead]
+const USAGE = `usage: npm run bench -- [--quick] [--only=watch-ingest,cache-memory,retry-scheduler,latency,apiserver,runtime-overhead,scale]
                       [--runs=N] [--events=N] [--no-write] [--cpu-prof] [--seed=N] [--consumers=raw,kubeloop,...]`;
 
 /** Parses `argv` (without node and script). Throws a usage error for anything it does not know. */
@@ -128,7 +144,11 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     }
   }
   const sizes = { ...(quick ? QUICK_SIZES : FULL_SIZES) };
-  if (runs !== undefined) sizes.runs = runs;
+  if (runs !== undefined) {
+    sizes.runs = runs;
+    sizes.latencyRuns = runs;
+    sizes.scaleRuns = runs;
+  }
   if (events !== undefined) sizes.ingestEvents = events;
   return { quick, scenarios, sizes, write, cpuProf, seed, consumers };
 }

@@ -33,3 +33,33 @@ export function ratio(a: number | undefined, b: number | undefined): number {
   if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return Number.NaN;
   return a / b;
 }
+
+/** The smallest, middle and largest of repeated measurements: how far apart the repetitions were. */
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+/** The {@link Spread} of `values`; every field NaN for an empty array. */
+export function spread(values: readonly number[]): Spread {
+  if (values.length === 0) return { min: Number.NaN, median: Number.NaN, max: Number.NaN };
+  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
+}
+
+/** `s` with each of its three figures multiplied by `factor` (a change of unit). */
+export function scaleSpread(s: Spread, factor: number): Spread {
+  return { min: s.min * factor, median: s.median * factor, max: s.max * factor };
+}
+
+/**
+ * The order in which round `round` (0-based) runs `participants`: the list rotated left by `round`
+ * (A B C, then B C A, then C A B, ...), so that over as many rounds as participants each one runs once
+ * in every position and none always runs first, right after a warm start, or last, on a machine that
+ * has grown busier.
+ */
+export function rotatedOrder<T>(participants: readonly T[], round: number): T[] {
+  if (!Number.isInteger(round) || round < 0) throw new RangeError(`round must be an integer >= 0, got ${round}`);
+  const n = participants.length;
+  return participants.map((_, i) => participants[(i + round) % n]!);
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { TARGET_OBJECT_BYTES } from './bench-objects.js';
-import { generateWatchStream, lineAt, listPage } from './watch-stream.js';
+import { SENT_AT_ANNOTATION, TARGET_OBJECT_BYTES } from './bench-objects.js';
+import { SENT_AT_PLACEHOLDER, generateWatchStream, lineAt, listPage, stampSentAt } from './watch-stream.js';
 
 interface Line {
   type: string;
@@ -79,5 +79,31 @@ describe('generateWatchStream', () => {
     const big = generateWatchStream({ objects: 3, events: 2000, seed: 3 });
     assert.equal(big.eventLines.count, 2000);
     assert.equal(big.eventLines.offsets[2000], big.eventLines.bytes.length);
+  });
+});
+
+describe('send-time stamps of a paced stream', () => {
+  const stream = generateWatchStream({ objects: 20, events: 50, seed: 3, sentAtPlaceholder: true });
+  const annotationsOf = (line: Buffer): Record<string, string> =>
+    (JSON.parse(line.toString()) as { object: { metadata: { annotations: Record<string, string> } } }).object.metadata.annotations;
+
+  test('every event carries the placeholder; the list does not', () => {
+    for (let i = 0; i < stream.eventLines.count; i++) assert.equal(annotationsOf(lineAt(stream.eventLines, i))[SENT_AT_ANNOTATION], SENT_AT_PLACEHOLDER);
+    assert.ok(!stream.listBody.includes(SENT_AT_PLACEHOLDER));
+  });
+
+  test('stamping writes the time into a copy of the same length that is still valid JSON', () => {
+    const line = lineAt(stream.eventLines, 7);
+    const before = Buffer.from(line);
+    const stamped = stampSentAt(line, 1764052345123.457);
+    assert.equal(stamped.length, line.length);
+    assert.equal(annotationsOf(stamped)[SENT_AT_ANNOTATION], '1764052345123.457');
+    assert.ok(line.equals(before), 'the pre-generated line is left as it was');
+  });
+
+  test('refuses a line without the placeholder and a time that does not fit it', () => {
+    const plain = generateWatchStream({ objects: 2, events: 1, seed: 3 });
+    assert.throws(() => stampSentAt(lineAt(plain.eventLines, 0), 1), /no send-time placeholder/);
+    assert.throws(() => stampSentAt(lineAt(stream.eventLines, 0), 1e14), RangeError);
   });
 });

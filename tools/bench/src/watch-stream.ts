@@ -2,7 +2,7 @@
  * Pre-generated list and watch bodies. Generated once per scenario, in the server process, so that
  * serving an event costs one `res.write` of bytes that already exist.
  */
-import { makeBenchObject, touchBenchObject, type BenchObject } from './bench-objects.js';
+import { SENT_AT_ANNOTATION, makeBenchObject, touchBenchObject, type BenchObject } from './bench-objects.js';
 import { SeededRandom } from './seeded-random.js';
 
 /** What to generate. */
@@ -13,6 +13,29 @@ export interface WatchStreamSpec {
   events: number;
   /** PRNG seed. Default: 42. */
   seed?: number | undefined;
+  /**
+   * Give every watch event a {@link SENT_AT_PLACEHOLDER} annotation, for a server that stamps each line
+   * with the time it writes it ({@link stampSentAt}). Default: false.
+   */
+  sentAtPlaceholder?: boolean | undefined;
+}
+
+/**
+ * The value of the send-time annotation in a generated event, replaced when the line is written. As wide
+ * as `epochMillis().toFixed(3)` (13 digits, a point, 3 decimals, until the year 2286), so that stamping
+ * changes neither the line's length nor its validity as JSON.
+ */
+export const SENT_AT_PLACEHOLDER = '0000000000000.000';
+
+/** A copy of `line` with its {@link SENT_AT_PLACEHOLDER} replaced by `epochMs`. Throws if the line has none. */
+export function stampSentAt(line: Buffer, epochMs: number): Buffer {
+  const at = line.indexOf(SENT_AT_PLACEHOLDER);
+  if (at < 0) throw new Error('the line has no send-time placeholder (generate it with sentAtPlaceholder: true)');
+  const text = epochMs.toFixed(3).padStart(SENT_AT_PLACEHOLDER.length, '0');
+  if (text.length !== SENT_AT_PLACEHOLDER.length) throw new RangeError(`${epochMs} does not fit the send-time placeholder`);
+  const copy = Buffer.from(line);
+  copy.write(text, at, 'latin1');
+  return copy;
 }
 
 /** Lines stored back to back in one buffer; line `i` is `bytes[offsets[i] .. offsets[i+1])`, newline included. */
@@ -97,7 +120,9 @@ export function generateWatchStream(spec: WatchStreamSpec): WatchStream {
   const itemJson = objects.map(({ apiVersion: _a, kind: _k, ...rest }) => JSON.stringify(rest));
   const added = new LineBufferBuilder(spec.objects, meanObjectBytes + 40);
   for (const json of fullJson) added.push(`{"type":"ADDED","object":${json}}`);
-  const events = new LineBufferBuilder(spec.events, meanObjectBytes + 40);
+  // Events only: the list and the ADDED lines describe the objects before any stamped write.
+  if (spec.sentAtPlaceholder === true) for (const obj of objects) obj.metadata.annotations[SENT_AT_ANNOTATION] = SENT_AT_PLACEHOLDER;
+  const events = new LineBufferBuilder(spec.events, meanObjectBytes + 80);
   const revisions = new Uint32Array(spec.objects).fill(1);
   for (let i = 0; i < spec.events; i++) {
     const index = rng.int(spec.objects);

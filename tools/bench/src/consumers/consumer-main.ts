@@ -5,6 +5,9 @@
  * - `cache`: list only; report heap per cached object against the same process before the consumer started.
  * - `latency`: list, report `ready`, then record, for every object handed to the handler, how long ago the
  *   writer stamped it (`bench.kubeloop.dev/sent-at`), until the parent's `finish` command.
+ * - `scale`: list, wait until the handler has seen every listed object, take the heap after GC, report
+ *   `ready` (the parent then starts the paced stream); record how long ago the server stamped each event
+ *   (`bench.kubeloop.dev/sent-at`) until the marker event, as in `ingest`.
  */
 import { BENCH_NAMESPACE, SENT_AT_ANNOTATION, SEQ_ANNOTATION } from '../bench-objects.js';
 import { onCommand, runChildMain, sendReady } from '../child-runtime.js';
@@ -15,7 +18,7 @@ import type { ConsumerContext, ConsumerModule, ConsumerName } from './consumer.j
 /** Input of a consumer child. */
 export interface ConsumerInput {
   consumer: ConsumerName;
-  mode: 'ingest' | 'cache' | 'latency';
+  mode: 'ingest' | 'cache' | 'latency' | 'scale';
   serverUrl: string;
   kubeconfigPath: string;
   /** Ingest: the resourceVersion of the last event. */
@@ -44,13 +47,15 @@ export interface ConsumerResult {
   watchCpuSeconds: number;
   /** Heap after GC with the consumer's modules loaded and configured, nothing started. */
   emptyHeapBytes: number;
-  /** Heap after GC at the end (ingest: after the marker; cache: after sync), consumer still alive. */
+  /** Heap after GC at the end (ingest, scale: after the marker; cache: after sync), consumer still alive. */
   heapAfterGcBytes: number;
+  /** Scale mode: heap after GC once the handler had seen every listed object, before the stream started. */
+  syncedHeapAfterGcBytes?: number | undefined;
   cachedObjects: number;
   maxRssBytes: number;
   /** True when the consumer also received one ADDED per object before the events. */
   watchesFromScratch: boolean;
-  /** Latency mode: write-to-handler milliseconds, and how many writes were seen. */
+  /** Latency and scale modes: send-to-handler milliseconds, and how many stamped writes were seen. */
   latency?: { samples: number; p50Ms: number; p99Ms: number; maxMs: number; lastSeqSeen: number } | undefined;
 }
 
@@ -75,6 +80,10 @@ runChildMain<ConsumerInput>(async (input) => {
   let lastSeqSeen = -1;
   let seqWaiter: { seq: number; resolve: () => void } | undefined;
   let writesSince = Infinity;
+  // Scale mode: every handler call, the list's included, to know when the whole list has been handed out.
+  let allCalls = 0;
+  let resolveListHandled!: () => void;
+  const listHandled = new Promise<void>((resolve) => (resolveListHandled = resolve));
 
   const ctx: ConsumerContext = {
     serverUrl: input.serverUrl,
@@ -82,7 +91,19 @@ runChildMain<ConsumerInput>(async (input) => {
     namespace: BENCH_NAMESPACE,
     markerResourceVersion: input.markerResourceVersion,
     observe:
-      input.mode === 'latency'
+      input.mode === 'scale'
+        ? (metadata) => {
+            if (++allCalls === input.objects) resolveListHandled();
+            if (!syncedAt) return;
+            handlerCalls++;
+            const sentAt = Number(metadata?.annotations?.[SENT_AT_ANNOTATION]);
+            if (sentAt > 0) latencies.push(epochMillis() - sentAt);
+            if (metadata?.resourceVersion === input.markerResourceVersion && !markerAt) {
+              markerAt = mark();
+              resolveMarker();
+            }
+          }
+        : input.mode === 'latency'
         ? (metadata) => {
             if (!syncedAt) return;
             handlerCalls++;
@@ -108,8 +129,18 @@ runChildMain<ConsumerInput>(async (input) => {
   const begin = mark();
   const consumer = prepared.start();
   await consumer.synced;
+  let syncedHeapAfterGcBytes: number | undefined;
+  if (input.mode === 'scale') {
+    // An informer can report synced before its handler has seen the list: charge none of that to the stream.
+    if (input.objects > 0) await listHandled;
+    syncedHeapAfterGcBytes = await heapAfterGc();
+  }
   syncedAt = mark();
   if (input.mode === 'ingest') await markerSeen;
+  if (input.mode === 'scale') {
+    await sendReady({ consumer: input.consumer });
+    await markerSeen;
+  }
   if (input.mode === 'latency') {
     writesSince = epochMillis();
     const finished = new Promise<void>((resolve) => {
@@ -143,11 +174,12 @@ runChildMain<ConsumerInput>(async (input) => {
     watchCpuSeconds: end.cpu - syncedAt.cpu,
     emptyHeapBytes,
     heapAfterGcBytes,
+    syncedHeapAfterGcBytes,
     cachedObjects,
     maxRssBytes: maxRssBytes(),
     watchesFromScratch: mod.watchesFromScratch === true,
     latency:
-      input.mode === 'latency'
+      input.mode === 'latency' || input.mode === 'scale'
         ? {
             samples: latencies.length,
             p50Ms: percentile(latencies, 50),

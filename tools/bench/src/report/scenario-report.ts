@@ -1,8 +1,17 @@
 /** The shape every scenario reports in: a table for people, a chart, and the raw numbers for machines. */
+import type { LoadFigures } from '../machine.js';
 import type { BarChartSpec } from './svg-bar-chart.js';
 
 /** Identifiers of the scenarios, in report order. */
-export type ScenarioId = 'watch-ingest' | 'cache-memory' | 'retry-scheduler' | 'latency' | 'apiserver' | 'runtime-overhead';
+export type ScenarioId = 'watch-ingest' | 'cache-memory' | 'retry-scheduler' | 'latency' | 'apiserver' | 'runtime-overhead' | 'scale';
+
+/** A further table of a scenario, printed under its main table. */
+export interface ScenarioTable {
+  /** One sentence saying what the table shows. */
+  caption: string;
+  columns: string[];
+  rows: string[][];
+}
 
 /** One scenario's outcome. */
 export interface ScenarioReport<D = unknown> {
@@ -13,11 +22,15 @@ export interface ScenarioReport<D = unknown> {
   setup: string;
   columns: string[];
   rows: string[][];
+  /** Further tables, printed under the main one. Default: none. */
+  tables?: ScenarioTable[] | undefined;
   /** Observations worth a sentence (a consumer that could not run, a reconnect seen...). */
   notes: string[];
   chart: BarChartSpec;
   /** Machine-readable numbers (medians and every run). */
   data: D;
+  /** The machine's load average while the scenario ran; set by main.ts. Default: not recorded. */
+  load?: LoadFigures | undefined;
 }
 
 /** One goal of the issue, judged against this run. */

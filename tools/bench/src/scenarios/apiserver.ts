@@ -4,10 +4,10 @@
  * with no watcher and with N plain watchers attached (each must receive every event).
  */
 import { BenchChild } from '../child-process.js';
-import { formatFixed, formatInt, formatMillis, formatRatio } from '../report/format.js';
+import { formatFixed, formatInt, formatMillis, formatRatio, formatSpread } from '../report/format.js';
 import type { ScenarioReport } from '../report/scenario-report.js';
 import type { ApiServerChildInput, ApiServerServing, ApiServerStartup } from '../servers/apiserver-main.js';
-import { median } from '../stats.js';
+import { median, rotatedOrder, spread } from '../stats.js';
 import type { AwaitEvents, WatchersInput, WatchersResult } from '../watchers-main.js';
 import type { WriterInput, WriterResult } from '../writer-main.js';
 
@@ -66,11 +66,12 @@ export async function runApiServerBench(options: ApiServerBenchOptions): Promise
     const info = await server.ready<ApiServerServing>();
     const setup = BenchChild.start(WRITER_MAIN, { url: info.url, mode: 'setup', objects: OBJECTS, writes: 0 } satisfies WriterInput, { timeoutMs: 120_000, label: 'writer setup' });
     await setup.result<WriterResult>().finally(() => setup.stop());
-    for (const watchers of [0, options.watchers]) {
-      const runs: WriterResult[] = [];
-      const delivered: number[] = [];
-      const serverCpu: number[] = [];
-      for (let run = 0; run < options.runs; run++) {
+    // The two configurations alternate round by round (rotated order), so that load from elsewhere hits both.
+    const configurations = [0, options.watchers];
+    const measured = new Map(configurations.map((w) => [w, { runs: [] as WriterResult[], delivered: [] as number[], serverCpu: [] as number[] }]));
+    for (let run = 0; run < options.runs; run++) {
+      for (const watchers of rotatedOrder(configurations, run)) {
+        const m = measured.get(watchers)!;
         const watching = watchers > 0 ? BenchChild.start(WATCHERS_MAIN, { url: info.url, watchers } satisfies WatchersInput, { timeoutMs: 600_000, label: 'watchers' }) : undefined;
         try {
           await watching?.ready();
@@ -81,17 +82,20 @@ export async function runApiServerBench(options: ApiServerBenchOptions): Promise
           });
           const written = await writer.result<WriterResult>().finally(() => writer.stop());
           if (written.failures > 0) throw new Error(`writer: ${written.failures} of ${written.writes} writes failed`);
-          runs.push(written);
+          m.runs.push(written);
           if (watching) {
             const counts = await watching.command<WatchersResult>({ events: written.totalWrites, timeoutMs: 30_000 } satisfies AwaitEvents);
-            delivered.push(Math.min(...counts.events) / written.totalWrites);
+            m.delivered.push(Math.min(...counts.events) / written.totalWrites);
           }
-          serverCpu.push((((await server.command<number>('cpu')) - cpuBefore) / written.totalWrites) * 1e6);
+          m.serverCpu.push((((await server.command<number>('cpu')) - cpuBefore) / written.totalWrites) * 1e6);
           options.log(`  ${watchers} watchers, run ${run + 1}/${options.runs}: ${formatInt(written.writesPerSecond)} writes/s`);
         } finally {
           await watching?.stop();
         }
       }
+    }
+    for (const watchers of configurations) {
+      const { runs, delivered, serverCpu } = measured.get(watchers)!;
       throughput.push({
         watchers,
         writesPerSecond: median(runs.map((r) => r.writesPerSecond)),
@@ -115,14 +119,14 @@ export async function runApiServerBench(options: ApiServerBenchOptions): Promise
   return {
     id: 'apiserver',
     title: '5. Embedded API server',
-    setup: `Start-up: median of ${options.starts} fresh processes (import, startApiServer() until listening, first list answered: import ${formatMillis(startup.importMs)}, start ${formatMillis(startup.startMs)}, first request ${formatMillis(startup.firstRequestMs)}). Throughput: ${formatInt(options.writes)} merge patches of ~1 KB ConfigMaps, ${CONCURRENCY} in flight, from another process, after as many (at most 2,000) untimed warm-up writes; median of ${options.runs} runs.`,
+    setup: `Start-up: median of ${options.starts} fresh processes (import, startApiServer() until listening, first list answered: import ${formatMillis(startup.importMs)}, start ${formatMillis(startup.startMs)}, first request ${formatMillis(startup.firstRequestMs)}). Throughput: ${formatInt(options.writes)} merge patches of ~1 KB ConfigMaps, ${CONCURRENCY} in flight, from another process, after as many (at most 2,000) untimed warm-up writes; ${options.runs} rounds, with and without watchers alternating; median [min, max] of the rounds.`,
     columns: ['Watchers attached', 'writes/s', 'vs no watcher', 'write p50', 'write p99', 'server CPU us / write', 'events delivered / write'],
     rows: throughput.map((t) => [
       String(t.watchers),
-      formatInt(t.writesPerSecond),
+      formatSpread(spread(t.runs.map((r) => r.writesPerSecond)), formatInt),
       formatRatio(t.writesPerSecond / (alone?.writesPerSecond ?? NaN)),
       formatMillis(t.writeP50Ms),
-      formatMillis(t.writeP99Ms),
+      formatSpread(spread(t.runs.map((r) => r.latencyP99Ms)), formatMillis),
       formatInt(t.serverCpuMicrosPerWrite),
       t.watchers > 0 ? formatFixed(t.deliveredPerWrite, 3) : '',
     ]),

@@ -2,6 +2,7 @@
 import { BenchChild } from '../child-process.js';
 import type { ConsumerName } from '../consumers/consumer.js';
 import type { ConsumerInput, ConsumerResult } from '../consumers/consumer-main.js';
+import { rotatedOrder } from '../stats.js';
 
 const CONSUMER_MAIN = new URL('../consumers/consumer-main.js', import.meta.url);
 
@@ -37,6 +38,27 @@ export async function runConsumer(input: ConsumerInput, timeoutMs: number, execA
   }
 }
 
+/** Options of {@link runConsumerUntilReady}. */
+export interface ReadyRunOptions {
+  timeoutMs: number;
+  /** Called once the child reports `ready`; the result is awaited after it. */
+  whenReady: () => Promise<unknown>;
+  /** Extra node flags for the child. Default: none. */
+  execArgv?: readonly string[] | undefined;
+}
+
+/** Runs one consumer child that reports `ready` first (scale mode), does `whenReady`, and returns the child's result. */
+export async function runConsumerUntilReady(input: ConsumerInput, options: ReadyRunOptions): Promise<ConsumerResult> {
+  const child = BenchChild.start(CONSUMER_MAIN, input, { timeoutMs: options.timeoutMs, label: `consumer ${input.consumer} (${input.mode})`, execArgv: options.execArgv });
+  try {
+    await child.ready();
+    await options.whenReady();
+    return await child.result<ConsumerResult>();
+  } finally {
+    await child.stop();
+  }
+}
+
 /** Options of {@link runRounds}. */
 export interface RoundsOptions {
   consumers: readonly ConsumerName[];
@@ -51,22 +73,22 @@ export interface RoundsOptions {
 }
 
 /**
- * Runs `warmups + runs` rounds; each round runs every consumer once, in a rotated order so that no
- * consumer always runs first or last. Returns the measured (non-warm-up) results per consumer.
+ * Runs `warmups + runs` rounds; each round runs every consumer once, in a rotated order (A B C, B C A,
+ * C A B, ...) so that no consumer always runs first or last. Returns the measured (non-warm-up) results
+ * per consumer, in round order: index i of every consumer's list comes from the same round.
  */
 export async function runRounds(options: RoundsOptions): Promise<Map<ConsumerName, ConsumerResult[]>> {
   const results = new Map<ConsumerName, ConsumerResult[]>(options.consumers.map((c) => [c, []]));
   const total = options.warmups + options.runs;
   for (let round = 0; round < total; round++) {
     const warm = round < options.warmups;
-    const order = options.consumers.map((_, i) => options.consumers[(i + round) % options.consumers.length]!);
-    for (const consumer of order) {
+    for (const consumer of rotatedOrder(options.consumers, round)) {
       const result = await runConsumer(options.input(consumer), options.timeoutMs, options.execArgv);
       options.log(
         `  ${warm ? 'warm-up' : `run ${round - options.warmups + 1}/${options.runs}`} ${consumer}: ` +
           (result.mode === 'ingest'
             ? `${result.watchSeconds.toFixed(2)} s, ${result.watchCpuSeconds.toFixed(2)} CPU-s`
-            : `${result.cachedObjects} objects, heap +${((result.heapAfterGcBytes - result.emptyHeapBytes) / 1048576).toFixed(1)} MiB`),
+            : `${result.cachedObjects} objects, list ${result.listSeconds.toFixed(2)} s, ${result.listCpuSeconds.toFixed(2)} CPU-s, heap +${((result.heapAfterGcBytes - result.emptyHeapBytes) / 1048576).toFixed(1)} MiB`),
       );
       if (!warm) results.get(consumer)!.push(result);
     }

@@ -1,16 +1,19 @@
 /**
  * Scenario 4, end-to-end latency: a writer child merge-patches ConfigMaps of the embedded API server at a
  * fixed rate, stamping each write with its send time; a consumer child (kubeloop or client-node's informer,
- * one at a time, same server, same writes) records how long each object took to reach its handler.
+ * one at a time, same server, same write schedule) records how long each object took to reach its handler.
+ * Many short rounds, the order rotated every round, so that a burst of load from elsewhere lands on both
+ * consumers; each round's p99 is one repetition, reported as min, median and max, and the ratio against
+ * client-node is taken within each round as well as between the medians.
  */
 import { BenchChild } from '../child-process.js';
 import type { ConsumerName } from '../consumers/consumer.js';
 import type { ConsumerResult, FinishCommand } from '../consumers/consumer-main.js';
 import { writeKubeconfig } from '../kubeconfig.js';
-import { formatFixed, formatInt, formatMillis, formatRatio } from '../report/format.js';
+import { formatFixed, formatInt, formatMillis, formatRatio, formatSpread } from '../report/format.js';
 import type { ScenarioReport } from '../report/scenario-report.js';
 import type { ApiServerChildInput, ApiServerServing } from '../servers/apiserver-main.js';
-import { median, ratio } from '../stats.js';
+import { median, ratio, rotatedOrder, spread, type Spread } from '../stats.js';
 import type { WriterInput, WriterResult } from '../writer-main.js';
 import { CONSUMER_LABELS, CONSUMER_SHORT } from './consumer-runs.js';
 
@@ -33,16 +36,20 @@ export interface LatencyOptions {
   execArgv?: readonly string[] | undefined;
 }
 
-/** Median figures of one consumer. */
+/** Figures of one consumer: min, median and max of the rounds' figures. */
 export interface LatencyFigures {
   consumer: ConsumerName;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  /** Handler calls that carried a write of this run, per write sent. */
+  p50Ms: Spread;
+  p99Ms: Spread;
+  maxMs: Spread;
+  /** This consumer's p99 divided by client-node's p99 of the same round, per round. */
+  p99VsClientNode: Spread;
+  /** Rounds in which this consumer's p99 was below client-node's. */
+  roundsBelowClientNode: number;
+  /** Handler calls that carried a write of this run, per write sent; median. */
   seenPerWrite: number;
   /** Consumer CPU milliseconds per write during the run. */
-  cpuMsPerWrite: number;
+  cpuMsPerWrite: Spread;
   runs: ConsumerResult[];
 }
 
@@ -51,6 +58,7 @@ export interface LatencyData {
   rate: number;
   seconds: number;
   writes: number;
+  runs: number;
   /** Median server round trip of the writes (PATCH sent -> 200 received). */
   writeP50Ms: number;
   writeP99Ms: number;
@@ -76,7 +84,7 @@ export async function runLatency(options: LatencyOptions): Promise<ScenarioRepor
     const writerRuns: WriterResult[] = [];
     for (let round = 0; round < options.warmups + options.runs; round++) {
       const run = round - options.warmups;
-      for (const consumer of round % 2 === 0 ? CONSUMERS : [...CONSUMERS].reverse()) {
+      for (const consumer of rotatedOrder(CONSUMERS, round)) {
         const child = BenchChild.start(
           CONSUMER_MAIN,
           { consumer, mode: 'latency', serverUrl: info.url, kubeconfigPath, markerResourceVersion: '', objects: OBJECTS },
@@ -103,46 +111,56 @@ export async function runLatency(options: LatencyOptions): Promise<ScenarioRepor
       }
     }
 
+    const p99s = (consumer: ConsumerName): number[] => results.get(consumer)!.map((r) => r.latency!.p99Ms);
     const consumers = CONSUMERS.map((consumer): LatencyFigures => {
       const runs = results.get(consumer)!;
+      const paired = p99s(consumer).map((p99, round) => ratio(p99, p99s('client-node')[round]));
       return {
         consumer,
-        p50Ms: median(runs.map((r) => r.latency!.p50Ms)),
-        p99Ms: median(runs.map((r) => r.latency!.p99Ms)),
-        maxMs: median(runs.map((r) => r.latency!.maxMs)),
+        p50Ms: spread(runs.map((r) => r.latency!.p50Ms)),
+        p99Ms: spread(runs.map((r) => r.latency!.p99Ms)),
+        maxMs: spread(runs.map((r) => r.latency!.maxMs)),
+        p99VsClientNode: spread(paired),
+        roundsBelowClientNode: paired.filter((x) => x < 1).length,
         seenPerWrite: median(runs.map((r) => r.latency!.samples / writes)),
-        cpuMsPerWrite: median(runs.map((r) => (r.watchCpuSeconds * 1000) / writes)),
+        cpuMsPerWrite: spread(runs.map((r) => (r.watchCpuSeconds * 1000) / writes)),
         runs,
       };
     });
     const cn = consumers.find((c) => c.consumer === 'client-node');
+    const kubeloop = consumers.find((c) => c.consumer === 'kubeloop');
     const writeP50Ms = median(writerRuns.map((w) => w.latencyP50Ms));
     const writeP99Ms = median(writerRuns.map((w) => w.latencyP99Ms));
     return {
       id: 'latency',
       title: '4. End-to-end latency',
-      setup: `${formatInt(writes)} merge patches at ${formatInt(options.rate)} writes/s over ${OBJECTS} ConfigMaps of the embedded API server; time from sending the PATCH to the handler call; median of ${options.runs} runs per consumer after ${options.warmups} warm-up round(s) (the server's own PATCH round trip: p50 ${formatMillis(writeP50Ms)}, p99 ${formatMillis(writeP99Ms)}).`,
-      columns: ['Consumer', 'p50', 'p99', 'max', 'p99 vs client-node', 'writes seen', 'consumer CPU ms / write'],
+      setup:
+        `${formatInt(writes)} merge patches per round at ${formatInt(options.rate)} writes/s over ${OBJECTS} ConfigMaps of the embedded API server; time from sending the PATCH to the handler call; ` +
+        `${options.runs} measured rounds after ${options.warmups} warm-up round(s), one consumer at a time, the order rotated every round; each figure is median [min, max] of the rounds' figures ` +
+        `(the server's own PATCH round trip: p50 ${formatMillis(writeP50Ms)}, p99 ${formatMillis(writeP99Ms)}).`,
+      columns: ['Consumer', 'p50', 'p99', 'max', 'p99 vs client-node, medians', 'same round', 'rounds with the lower p99', 'writes seen', 'consumer CPU ms / write'],
       rows: consumers.map((c) => [
         CONSUMER_LABELS[c.consumer],
-        formatMillis(c.p50Ms),
-        formatMillis(c.p99Ms),
-        formatMillis(c.maxMs),
-        formatRatio(ratio(c.p99Ms, cn?.p99Ms)),
+        formatSpread(c.p50Ms, formatMillis),
+        formatSpread(c.p99Ms, formatMillis),
+        formatSpread(c.maxMs, formatMillis),
+        formatRatio(ratio(c.p99Ms.median, cn?.p99Ms.median)),
+        formatSpread(c.p99VsClientNode, formatRatio),
+        c.consumer === 'client-node' ? formatInt(options.runs - (kubeloop?.roundsBelowClientNode ?? 0)) : formatInt(c.roundsBelowClientNode),
         `${formatFixed(c.seenPerWrite * 100, 1)}%`,
-        formatFixed(c.cpuMsPerWrite, 3),
+        formatSpread(c.cpuMsPerWrite, (n) => formatFixed(n, 3)),
       ]),
       notes: consumers.filter((c) => c.seenPerWrite < 0.999).map((c) => `${CONSUMER_SHORT[c.consumer]} saw ${formatFixed(c.seenPerWrite * 100, 1)}% of the writes (the rest were coalesced or missed).`),
       chart: {
         title: '4. End-to-end latency (p99)',
-        subtitle: `write -> handler, p99 milliseconds at ${formatInt(options.rate)} writes/s, lower is better`,
+        subtitle: `write -> handler milliseconds, median of ${options.runs} rounds, at ${formatInt(options.rate)} writes/s, lower is better`,
         bars: consumers.flatMap((c) => [
-          { label: `${CONSUMER_SHORT[c.consumer]} p50`, value: c.p50Ms, emphasis: c.consumer === 'kubeloop' },
-          { label: `${CONSUMER_SHORT[c.consumer]} p99`, value: c.p99Ms, emphasis: c.consumer === 'kubeloop' },
+          { label: `${CONSUMER_SHORT[c.consumer]} p50`, value: c.p50Ms.median, emphasis: c.consumer === 'kubeloop' },
+          { label: `${CONSUMER_SHORT[c.consumer]} p99`, value: c.p99Ms.median, emphasis: c.consumer === 'kubeloop' },
         ]),
         format: (v) => formatMillis(v),
       },
-      data: { rate: options.rate, seconds: options.seconds, writes, writeP50Ms, writeP99Ms, consumers },
+      data: { rate: options.rate, seconds: options.seconds, writes, runs: options.runs, writeP50Ms, writeP99Ms, consumers },
     };
   } finally {
     await server.stop();

@@ -4,10 +4,10 @@
  * setTimeout per retry. CPU per retry, heap per pending retry, timer lateness.
  */
 import { BenchChild } from '../child-process.js';
-import { formatFixed, formatInt, formatMillis, formatRatio } from '../report/format.js';
+import { formatFixed, formatInt, formatMillis, formatRatio, formatSpread } from '../report/format.js';
 import type { ScenarioReport } from '../report/scenario-report.js';
 import type { RetryInput, RetryResult } from '../retry-scheduler-main.js';
-import { median, ratio } from '../stats.js';
+import { median, ratio, rotatedOrder, spread } from '../stats.js';
 
 const RETRY_MAIN = new URL('../retry-scheduler-main.js', import.meta.url);
 
@@ -56,7 +56,7 @@ const BAR_LABELS: Record<RetryInput['variant'], string> = {
 export async function runRetryScheduler(options: RetrySchedulerOptions): Promise<ScenarioReport<RetrySchedulerData>> {
   const results = new Map<RetryInput['variant'], RetryResult[]>(VARIANTS.map((v) => [v, []]));
   for (let run = 0; run < options.runs; run++) {
-    for (const variant of run % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
+    for (const variant of rotatedOrder(VARIANTS, run)) {
       const child = BenchChild.start(RETRY_MAIN, { variant, objects: options.objects, seconds: options.seconds } satisfies RetryInput, {
         timeoutMs: options.seconds * 1000 + 120_000,
         label: `retry ${variant}`,
@@ -84,17 +84,17 @@ export async function runRetryScheduler(options: RetrySchedulerOptions): Promise
   return {
     id: 'retry-scheduler',
     title: '3. Retry scheduler',
-    setup: `${formatInt(options.objects)} objects failing on every attempt for ${options.seconds} s of real time (backoff 5 ms doubling, +-10% jitter, first failures spread over 1 s); median of ${options.runs} runs.`,
+    setup: `${formatInt(options.objects)} objects failing on every attempt for ${options.seconds} s of real time (backoff 5 ms doubling, +-10% jitter, first failures spread over 1 s); ${options.runs} rounds, the order rotated every round; median [min, max] of the rounds.`,
     columns: ['Scheduler', 'retries fired', 'CPU s', 'CPU us / retry', 'CPU vs naive', 'heap B / pending retry', 'lateness p50', 'lateness p99'],
     rows: variants.map((v) => [
       LABELS[v.variant],
       formatInt(v.retries),
       formatFixed(v.cpuSeconds, 2),
-      formatFixed(v.cpuMicrosPerRetry, 2),
+      formatSpread(spread(v.runs.map((r) => (r.cpuSeconds / r.retries) * 1e6)), (n) => formatFixed(n, 2)),
       formatRatio(ratio(v.cpuMicrosPerRetry, naive.cpuMicrosPerRetry)),
-      formatInt(v.heapBytesPerPending),
+      formatSpread(spread(v.runs.map((r) => r.heapBytesPerPending)), formatInt),
       formatMillis(v.latenessP50Ms),
-      formatMillis(v.latenessP99Ms),
+      formatSpread(spread(v.runs.map((r) => r.latenessP99Ms)), formatMillis),
     ]),
     notes: [],
     chart: {

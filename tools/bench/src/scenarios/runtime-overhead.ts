@@ -1,13 +1,13 @@
 /**
  * Scenario 6, runtime overhead: what the sync gate and read-your-writes tracking cost per event (issue 17
  * expects nothing measurable). Each variant in its own child process (runtime-overhead-main.ts), the order
- * alternating between runs; CPU per handled event, and each variant against its pair as a ratio.
+ * rotated every round; CPU per handled event, and each variant against its pair as a ratio.
  */
 import { BenchChild } from '../child-process.js';
-import { formatFixed, formatInt, formatRatio } from '../report/format.js';
+import { formatFixed, formatInt, formatRatio, formatSpread } from '../report/format.js';
 import type { ScenarioReport } from '../report/scenario-report.js';
 import type { OverheadInput, OverheadResult, OverheadVariant } from '../runtime-overhead-main.js';
-import { median, ratio } from '../stats.js';
+import { median, ratio, rotatedOrder, spread } from '../stats.js';
 
 const OVERHEAD_MAIN = new URL('../runtime-overhead-main.js', import.meta.url);
 
@@ -63,7 +63,7 @@ const BAR_LABELS: Record<OverheadVariant, string> = {
 export async function runRuntimeOverhead(options: RuntimeOverheadOptions): Promise<ScenarioReport<RuntimeOverheadData>> {
   const results = new Map<OverheadVariant, OverheadResult[]>(VARIANTS.map((v) => [v, []]));
   for (let run = 0; run < options.runs; run++) {
-    for (const variant of run % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
+    for (const variant of rotatedOrder(VARIANTS, run)) {
       const child = BenchChild.start(OVERHEAD_MAIN, { variant, events: options.events, keys: options.keys } satisfies OverheadInput, {
         timeoutMs: 300_000,
         label: `overhead ${variant}`,
@@ -90,9 +90,15 @@ export async function runRuntimeOverhead(options: RuntimeOverheadOptions): Promi
   return {
     id: 'runtime-overhead',
     title: '6. Runtime overhead: sync gate and write tracking',
-    setup: `${formatInt(options.events)} update events over ${formatInt(options.keys)} keys pushed through one controller in process (no I/O), in rounds of one event per key; each variant in its own process; median of ${options.runs} runs.`,
+    setup: `${formatInt(options.events)} update events over ${formatInt(options.keys)} keys pushed through one controller in process (no I/O), in rounds of one event per key; each variant in its own process; ${options.runs} rounds, the order rotated every round; median [min, max] of the rounds.`,
     columns: ['Variant', 'events', 'CPU us / event', 'events / CPU s', 'CPU vs its pair'],
-    rows: variants.map((v) => [LABELS[v.variant], formatInt(v.events), formatFixed(v.cpuMicrosPerEvent, 2), formatInt(v.eventsPerCpuSecond), formatRatio(v.vsBaseline)]),
+    rows: variants.map((v) => [
+      LABELS[v.variant],
+      formatInt(v.events),
+      formatSpread(spread(v.runs.map((r) => (r.cpuSeconds / r.events) * 1e6)), (n) => formatFixed(n, 2)),
+      formatInt(v.eventsPerCpuSecond),
+      formatRatio(v.vsBaseline),
+    ]),
     notes: [],
     chart: {
       title: '6. Runtime overhead',

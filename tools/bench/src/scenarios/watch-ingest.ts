@@ -9,10 +9,10 @@ import type { ConsumerName } from '../consumers/consumer.js';
 import type { ConsumerResult } from '../consumers/consumer-main.js';
 import type { JsonParseOnlyResult } from '../consumers/json-parse-only-main.js';
 import { writeKubeconfig } from '../kubeconfig.js';
-import { formatBytes, formatFixed, formatInt, formatRatio } from '../report/format.js';
-import type { ScenarioReport } from '../report/scenario-report.js';
+import { formatBytes, formatFixed, formatInt, formatRatio, formatSpread } from '../report/format.js';
+import type { ScenarioReport, ScenarioTable } from '../report/scenario-report.js';
 import type { StreamServerInfo, StreamServerStats } from '../servers/stream-server.js';
-import { median, ratio } from '../stats.js';
+import { median, ratio, scaleSpread, spread, type Spread } from '../stats.js';
 import { CONSUMER_LABELS, CONSUMER_SHORT, runRounds } from './consumer-runs.js';
 
 const STREAM_SERVER = new URL('../servers/stream-server.js', import.meta.url);
@@ -34,21 +34,34 @@ export interface WatchIngestOptions {
   only?: readonly string[] | undefined;
 }
 
-/** Median figures of one consumer. */
+/** Figures of one consumer: min, median and max of the measured runs. */
 export interface IngestFigures {
   consumer: ConsumerName;
   available: boolean;
   /** Why the consumer could not be driven. */
   unavailableReason?: string | undefined;
-  eventsPerSecond: number;
-  cpuSecondsPer100k: number;
-  heapAfterGcBytes: number;
+  eventsPerSecond: Spread;
+  cpuSecondsPer100k: Spread;
+  heapAfterGcBytes: Spread;
   /** Heap after GC minus the same process before the consumer started (libraries loaded): what the consumer holds. */
-  heapHeldBytes: number;
-  maxRssBytes: number;
-  /** Handler calls per stream event (below 1 when a consumer coalesces queued updates). */
+  heapHeldBytes: Spread;
+  maxRssBytes: Spread;
+  /** Handler calls per stream event (below 1 when a consumer coalesces queued updates); median. */
   handlerCallsPerEvent: number;
+  /** CPU seconds per 100k events of each measured run, in round order (index i of every consumer: the same round). */
+  cpuPerRun: number[];
   runs: ConsumerResult[];
+}
+
+/** One stage of kubeloop's path in the "where the CPU goes" table. */
+export interface StageCost {
+  /** The consumer that runs kubeloop's path up to this stage. */
+  consumer: ConsumerName;
+  stage: string;
+  /** CPU microseconds per event of the whole path up to this stage. */
+  cumulativeMicros: Spread;
+  /** What this stage adds to the one before it, per round (the rounds are interleaved, so paired). */
+  addedMicros: Spread;
 }
 
 /** Machine-readable outcome of scenario 1. */
@@ -59,6 +72,8 @@ export interface WatchIngestData {
   runs: number;
   warmups: number;
   consumers: IngestFigures[];
+  /** Where kubeloop's CPU goes, when the three stages ran. */
+  stages: StageCost[];
   jsonParseOnly: { eventsPerSecond: number; cpuSecondsPer100k: number } | undefined;
   server: StreamServerStats;
 }
@@ -89,14 +104,37 @@ function figures(consumer: ConsumerName, runs: ConsumerResult[], events: number,
   return {
     consumer,
     available: true,
-    eventsPerSecond: median(per.map((p) => p.eps)),
-    cpuSecondsPer100k: median(per.map((p) => p.cpu)),
-    heapAfterGcBytes: median(per.map((p) => p.heap)),
-    heapHeldBytes: median(per.map((p) => p.held)),
-    maxRssBytes: median(per.map((p) => p.rss)),
+    eventsPerSecond: spread(per.map((p) => p.eps)),
+    cpuSecondsPer100k: spread(per.map((p) => p.cpu)),
+    heapAfterGcBytes: spread(per.map((p) => p.heap)),
+    heapHeldBytes: spread(per.map((p) => p.held)),
+    maxRssBytes: spread(per.map((p) => p.rss)),
     handlerCallsPerEvent: median(per.map((p) => p.calls)),
+    cpuPerRun: per.map((p) => p.cpu),
     runs,
   };
+}
+
+const NOT_MEASURED: Spread = { min: NaN, median: NaN, max: NaN };
+
+/**
+ * Where kubeloop's CPU goes: each stage's CPU per event and what it adds to the stage before, the
+ * difference taken round by round (each round ran every stage once, interleaved) before the spread.
+ */
+function stageCosts(all: readonly IngestFigures[]): StageCost[] {
+  const chain: [ConsumerName, string][] = [
+    ['kubeloop-watch', 'Client.watch (HTTP, line split, JSON.parse, async iteration)'],
+    ['kubeloop-informer', 'informer (store, event dispatch to a handler)'],
+    ['kubeloop', 'InformerController (per-object queue, metrics, spans, handler calls)'],
+  ];
+  const found = chain.map(([c]) => all.find((f) => f.consumer === c && f.available));
+  if (found.some((f) => f === undefined)) return [];
+  const micros = (f: IngestFigures): number[] => f.cpuPerRun.map((cpu) => cpu * 10); // CPU-s per 100k events -> us per event
+  return chain.map(([consumer, stage], i) => {
+    const here = micros(found[i]!);
+    const before = i === 0 ? here.map(() => 0) : micros(found[i - 1]!);
+    return { consumer, stage, cumulativeMicros: spread(here), addedMicros: spread(here.map((us, r) => us - before[r]!)) };
+  });
 }
 
 /** Runs scenario 1. */
@@ -134,7 +172,19 @@ export async function runWatchIngest(options: WatchIngestOptions): Promise<Scena
     const all = consumers.map((c): IngestFigures => {
       const reason = unavailable(c);
       if (reason !== undefined) {
-        return { consumer: c, available: false, unavailableReason: reason, eventsPerSecond: NaN, cpuSecondsPer100k: NaN, heapAfterGcBytes: NaN, heapHeldBytes: NaN, maxRssBytes: NaN, handlerCallsPerEvent: NaN, runs: [] };
+        return {
+          consumer: c,
+          available: false,
+          unavailableReason: reason,
+          eventsPerSecond: NOT_MEASURED,
+          cpuSecondsPer100k: NOT_MEASURED,
+          heapAfterGcBytes: NOT_MEASURED,
+          heapHeldBytes: NOT_MEASURED,
+          maxRssBytes: NOT_MEASURED,
+          handlerCallsPerEvent: NaN,
+          cpuPerRun: [],
+          runs: [],
+        };
       }
       return figures(c, results.get(c)!, events, objects);
     });
@@ -142,24 +192,24 @@ export async function runWatchIngest(options: WatchIngestOptions): Promise<Scena
     const cn = all.find((f) => f.consumer === 'client-node');
     const rows = all.map((f) => [
       CONSUMER_LABELS[f.consumer],
-      f.available ? formatInt(f.eventsPerSecond) : `not run: ${f.unavailableReason}`,
-      formatRatio(ratio(f.eventsPerSecond, raw?.eventsPerSecond)),
-      formatRatio(ratio(f.eventsPerSecond, cn?.eventsPerSecond)),
-      formatFixed(f.cpuSecondsPer100k, 2),
-      formatRatio(ratio(f.cpuSecondsPer100k, raw?.cpuSecondsPer100k)),
-      formatBytes(f.heapAfterGcBytes),
-      formatBytes(f.heapHeldBytes),
-      formatBytes(f.maxRssBytes),
+      f.available ? formatSpread(f.eventsPerSecond, formatInt) : `not run: ${f.unavailableReason}`,
+      formatRatio(ratio(f.eventsPerSecond.median, raw?.eventsPerSecond.median)),
+      formatSpread(f.cpuSecondsPer100k, (n) => formatFixed(n, 2)),
+      formatRatio(ratio(f.cpuSecondsPer100k.median, raw?.cpuSecondsPer100k.median)),
+      formatRatio(ratio(f.cpuSecondsPer100k.median, cn?.cpuSecondsPer100k.median)),
+      formatBytes(f.heapAfterGcBytes.median),
+      formatSpread(f.heapHeldBytes, formatBytes),
+      formatBytes(f.maxRssBytes.median),
       formatFixed(f.handlerCallsPerEvent, 2),
     ]);
     const jsonParseOnly = { eventsPerSecond: parsed.events / parsed.seconds, cpuSecondsPer100k: (parsed.cpuSeconds / parsed.events) * 1e5 };
     rows.push([
       'JSON.parse alone, no I/O (ceiling)',
       formatInt(jsonParseOnly.eventsPerSecond),
-      formatRatio(ratio(jsonParseOnly.eventsPerSecond, raw?.eventsPerSecond)),
-      formatRatio(ratio(jsonParseOnly.eventsPerSecond, cn?.eventsPerSecond)),
+      formatRatio(ratio(jsonParseOnly.eventsPerSecond, raw?.eventsPerSecond.median)),
       formatFixed(jsonParseOnly.cpuSecondsPer100k, 2),
-      formatRatio(ratio(jsonParseOnly.cpuSecondsPer100k, raw?.cpuSecondsPer100k)),
+      formatRatio(ratio(jsonParseOnly.cpuSecondsPer100k, raw?.cpuSecondsPer100k.median)),
+      formatRatio(ratio(jsonParseOnly.cpuSecondsPer100k, cn?.cpuSecondsPer100k.median)),
       '',
       '',
       '',
@@ -171,18 +221,24 @@ export async function runWatchIngest(options: WatchIngestOptions): Promise<Scena
     if (all.some((f) => f.consumer === 'dot-i' && f.available)) {
       notes.push(`@dot-i/k8s-operator cannot list or resume: it watches from resourceVersion '' and so first receives ${formatInt(objects)} ADDED events; they are counted in its events/s.`);
     }
-    const stage = (c: ConsumerName): IngestFigures | undefined => all.find((f) => f.consumer === c && f.available);
-    const watchOnly = stage('kubeloop-watch');
-    const informerOnly = stage('kubeloop-informer');
-    const full = stage('kubeloop');
-    if (watchOnly && informerOnly && full && raw) {
-      const us = (cpu: number): string => formatFixed(cpu * 10, 1); // CPU-s per 100k events -> microseconds per event
-      notes.push(
-        `Where kubeloop's CPU goes, per event: Client.watch (HTTP, line split, JSON.parse, async iteration) ${us(watchOnly.cpuSecondsPer100k)} us ` +
-          `(raw baseline ${us(raw.cpuSecondsPer100k)} us), the informer adds ${us(informerOnly.cpuSecondsPer100k - watchOnly.cpuSecondsPer100k)} us, ` +
-          `the InformerController (per-object queue, metrics, spans, async handler calls) adds ${us(full.cpuSecondsPer100k - informerOnly.cpuSecondsPer100k)} us.`,
-      );
-    }
+    const stages = stageCosts(all);
+    const us = (n: number): string => formatFixed(n, 1);
+    const stageRow = (label: string, f: IngestFigures | undefined): string[] =>
+      f ? [label, formatSpread(scaleSpread(f.cpuSecondsPer100k, 10), us), '', formatRatio(ratio(f.cpuSecondsPer100k.median, cn?.cpuSecondsPer100k.median))] : [];
+    const stageTable: ScenarioTable[] =
+      stages.length === 0
+        ? []
+        : [
+            {
+              caption: `Where kubeloop's CPU goes: CPU microseconds per event of its path up to each stage, and what each stage adds (the difference taken within each round, then min/median/max over the ${options.runs} rounds).`,
+              columns: ['Stage', 'CPU us / event, path so far', 'added by this stage', 'vs client-node'],
+              rows: [
+                ...stages.map((s) => [s.stage, formatSpread(s.cumulativeMicros, us), formatSpread(s.addedMicros, us), formatRatio(ratio(s.cumulativeMicros.median, cn ? cn.cpuSecondsPer100k.median * 10 : undefined))]),
+                stageRow('for reference: @kubernetes/client-node makeInformer', cn),
+                stageRow('for reference: raw baseline', raw),
+              ].filter((r) => r.length > 0),
+            },
+          ];
     for (const f of all) {
       if (f.available && f.handlerCallsPerEvent < 0.99) {
         notes.push(`${CONSUMER_SHORT[f.consumer]} called its handler ${formatFixed(f.handlerCallsPerEvent, 2)} times per event: queued updates of one object were coalesced.`);
@@ -191,19 +247,20 @@ export async function runWatchIngest(options: WatchIngestOptions): Promise<Scena
     return {
       id: 'watch-ingest',
       title: '1. Watch ingest',
-      setup: `${formatInt(events)} MODIFIED events over ${formatInt(objects)} ConfigMaps of ${formatInt(info.meanObjectBytes)} B (with managedFields), one HTTP chunk per event; median of ${options.runs} runs after ${options.warmups} warm-up round(s); each consumer in its own process.`,
-      columns: ['Consumer', 'events/s', 'vs raw', 'vs client-node', 'CPU s / 100k events', 'CPU vs raw', 'heap after GC', 'of which held', 'peak RSS', 'handler calls / event'],
+      setup: `${formatInt(events)} MODIFIED events over ${formatInt(objects)} ConfigMaps of ${formatInt(info.meanObjectBytes)} B (with managedFields), one HTTP chunk per event; each consumer in its own process; ${options.runs} measured rounds after ${options.warmups} warm-up round(s), the order rotated every round; figures are median [min, max] of the rounds, ratios are of medians.`,
+      columns: ['Consumer', 'events/s', 'vs raw', 'CPU s / 100k events', 'CPU vs raw', 'CPU vs client-node', 'heap after GC', 'of which held', 'peak RSS', 'handler calls / event'],
       rows,
+      tables: stageTable,
       notes,
       chart: {
         title: '1. Watch ingest throughput',
         subtitle: `events per second, higher is better (${formatInt(events)} events, ${formatInt(info.meanObjectBytes)} B objects)`,
         bars: [
-          ...all.filter((f) => !STAGES.has(f.consumer)).map((f) => ({ label: CONSUMER_SHORT[f.consumer], value: f.eventsPerSecond, emphasis: f.consumer === 'kubeloop' })),
+          ...all.filter((f) => !STAGES.has(f.consumer)).map((f) => ({ label: CONSUMER_SHORT[f.consumer], value: f.eventsPerSecond.median, emphasis: f.consumer === 'kubeloop' })),
           { label: 'JSON.parse alone', value: jsonParseOnly.eventsPerSecond },
         ],
       },
-      data: { events, objects, meanObjectBytes: info.meanObjectBytes, runs: options.runs, warmups: options.warmups, consumers: all, jsonParseOnly, server: stats },
+      data: { events, objects, meanObjectBytes: info.meanObjectBytes, runs: options.runs, warmups: options.warmups, consumers: all, stages, jsonParseOnly, server: stats },
     };
   } finally {
     await server.stop();
