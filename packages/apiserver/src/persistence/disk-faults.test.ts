@@ -1,8 +1,5 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { KubeObject } from '@kubeloop/resource';
 import { ObjectStore } from '../storage/object-store.js';
 import { isStatusError } from '../http/status-error.js';
@@ -10,17 +7,9 @@ import type { StatusError } from '../http/status-error.js';
 import { nodeFileSystem } from './wal-file-system.js';
 import type { WalFile, WalFileSystem } from './wal-file-system.js';
 import { WriteAheadLog } from './write-ahead-log.js';
+import { tempDirsForSuite } from '../testing/temp-dirs.test-helper.js';
 
-const dirs: string[] = [];
-after(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'kubeloop-disk-faults-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirsForSuite('kubeloop-disk-faults-');
 
 /** An errno error shaped like Node's, whose message names the file as Node's `open` errors do. */
 function errnoError(code: string, syscall: string, path: string): NodeJS.ErrnoException {
