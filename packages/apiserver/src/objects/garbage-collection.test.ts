@@ -1,13 +1,11 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { startApiServer } from '../api-server.js';
 import { logKey } from '../storage/object-store.js';
 import { WriteAheadLog } from '../persistence/index.js';
 import { call, waitFor, widgetCrd, widgetsPath } from '../testing/test-client.js';
 import { serverForSuite } from '../testing/suite-server.test-helper.js';
+import { tempDirsForSuite } from '../testing/temp-dirs.test-helper.js';
 import type { RawWatch, TestResponse } from '../testing/test-client.js';
 
 const configMaps = (namespace = 'default'): string => `/api/v1/namespaces/${namespace}/configmaps`;
@@ -261,14 +259,10 @@ describe('garbage collection by ownerReferences', () => {
 });
 
 describe('garbage collection across a restart', () => {
-  const dirs: string[] = [];
-  after(async () => {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
+  const tempDir = tempDirsForSuite('kubeloop-gc-');
 
   test('a dependent whose owner is gone when the log is replayed is collected at start, durably', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'kubeloop-gc-'));
-    dirs.push(dataDir);
+    const dataDir = await tempDir();
     const first = await startApiServer({ dataDir });
     const owner = await call(first.url, 'POST', configMaps(), { metadata: { name: 'replayed-owner' } });
     const dependent = await call(first.url, 'POST', configMaps(), { metadata: { name: 'replayed-dependent', ownerReferences: [refTo(owner)] } });
