@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeProtobufObject } from './protobuf/protobuf-decoding.js';
-import { serverForSuite } from './testing/suite-server.test-helper.js';
+import { serverForSuite } from './suite-server.test-helper.js';
 
 const leases = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
 

@@ -1,7 +1,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor, widgetCrd, widgetsPath } from './testing/test-client.js';
-import { serverForSuite } from './testing/suite-server.test-helper.js';
+import { serverForSuite } from './suite-server.test-helper.js';
 
 describe('object semantics', () => {
   const suite = serverForSuite({ widgetCrd: true });

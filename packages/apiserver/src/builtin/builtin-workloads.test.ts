@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '../testing/test-client.js';
-import { serverForSuite } from '../testing/suite-server.test-helper.js';
+import { serverForSuite } from '../suite-server.test-helper.js';
 
 const deployments = '/apis/apps/v1/namespaces/default/deployments';
 const services = '/api/v1/namespaces/default/services';

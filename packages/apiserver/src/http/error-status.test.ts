@@ -1,7 +1,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RawWatch, widgetsPath } from '../testing/test-client.js';
-import { serverForSuite } from '../testing/suite-server.test-helper.js';
+import { serverForSuite } from '../suite-server.test-helper.js';
 
 describe('error responses are Status objects with the real reasons and messages', () => {
   const suite = serverForSuite({ server: { maxBodyBytes: 64 * 1024 }, widgetCrd: true });

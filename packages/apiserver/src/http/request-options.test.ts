@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverForSuite } from '../testing/suite-server.test-helper.js';
+import { serverForSuite } from '../suite-server.test-helper.js';
 
 const cms = '/api/v1/namespaces/default/configmaps';
 const secrets = '/api/v1/namespaces/default/secrets';

@@ -4,8 +4,8 @@ import { startApiServer } from '../api-server.js';
 import { logKey } from '../storage/object-store.js';
 import { WriteAheadLog } from '../persistence/index.js';
 import { call, waitFor, widgetCrd, widgetsPath } from '../testing/test-client.js';
-import { serverForSuite } from '../testing/suite-server.test-helper.js';
-import { tempDirsForSuite } from '../testing/temp-dirs.test-helper.js';
+import { serverForSuite } from '../suite-server.test-helper.js';
+import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
 import type { RawWatch, TestResponse } from '../testing/test-client.js';
 
 const configMaps = (namespace = 'default'): string => `/api/v1/namespaces/${namespace}/configmaps`;

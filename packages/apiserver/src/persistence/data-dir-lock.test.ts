@@ -5,7 +5,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { DataDirLock, isDataDirLockedError, lockFileName } from './data-dir-lock.js';
-import { tempDirsForSuite } from '../testing/temp-dirs.test-helper.js';
+import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
 
 const tempDir = tempDirsForSuite('kubeloop-lock-');
 

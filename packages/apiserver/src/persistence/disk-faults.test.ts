@@ -7,7 +7,7 @@ import type { StatusError } from '../http/status-error.js';
 import { nodeFileSystem } from './wal-file-system.js';
 import type { WalFile, WalFileSystem } from './wal-file-system.js';
 import { WriteAheadLog } from './write-ahead-log.js';
-import { tempDirsForSuite } from '../testing/temp-dirs.test-helper.js';
+import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
 
 const tempDir = tempDirsForSuite('kubeloop-disk-faults-');
 

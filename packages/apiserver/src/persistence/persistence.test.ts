@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startApiServer } from '../api-server.js';
 import { isDataDirLockedError, isWalCorruptionError } from './index.js';
 import { call, waitFor, widgetCrd, widgetsPath } from '../testing/test-client.js';
-import { tempDirsForSuite } from '../testing/temp-dirs.test-helper.js';
+import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
 
 describe('persistence with dataDir', () => {
   const tempDir = tempDirsForSuite('kubeloop-apiserver-');

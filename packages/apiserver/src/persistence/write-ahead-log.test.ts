@@ -7,7 +7,7 @@ import type { FsyncPolicy, WalRecord } from './write-ahead-log.js';
 import { encodeRecord } from './wal-record-codec.js';
 import { isWalCorruptionError } from './wal-corruption-error.js';
 import { waitFor } from '../testing/eventually.js';
-import { tempDirsForSuite } from '../testing/temp-dirs.test-helper.js';
+import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
 
 const tempDir = tempDirsForSuite('kubeloop-wal-');
 

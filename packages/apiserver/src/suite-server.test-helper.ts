@@ -1,13 +1,14 @@
 /**
  * One embedded API server per `describe` block, for the API server's own tests: started in the
- * suite's `before`, its raw watches closed and the server stopped in its `after`.
+ * suite's `before`, its raw watches closed and the server stopped in its `after`. It registers
+ * node:test hooks, so it stays out of `testing/`, the public kit that imports no test runner.
  */
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from '../api-server.js';
-import type { ApiServer, ApiServerOptions } from '../api-server.js';
-import { RawWatch, call, widgetCrd } from './test-client.js';
-import type { TestResponse } from './test-client.js';
+import { startApiServer } from './api-server.js';
+import type { ApiServer, ApiServerOptions } from './api-server.js';
+import { RawWatch, call, widgetCrd } from './testing/test-client.js';
+import type { TestResponse } from './testing/test-client.js';
 
 /** Options of {@link serverForSuite}. */
 export interface SuiteServerOptions {

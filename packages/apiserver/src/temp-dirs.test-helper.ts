@@ -1,4 +1,7 @@
-/** Temporary directories for the API server's own tests, removed when the suite (or file) ends. */
+/**
+ * Temporary directories for the API server's own tests, removed when the suite (or file) ends.
+ * It registers a node:test hook, so it stays out of `testing/`, the public kit that imports no test runner.
+ */
 import { after } from 'node:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
