@@ -1,21 +1,12 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from './api-server.js';
-import type { ApiServer } from './api-server.js';
 import { decodeProtobufObject } from './protobuf/protobuf-decoding.js';
-import { call } from './testing/test-client.js';
+import { serverForSuite } from './suite-server.test-helper.js';
 
 const leases = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
 
 describe('built-in kinds', () => {
-  let server: ApiServer;
-  const req = (method: string, path: string, body?: unknown, contentType?: string) =>
-    call(server.url, method, path, body, contentType ? { contentType } : undefined);
-
-  before(async () => {
-    server = await startApiServer();
-  });
-  after(() => server.stop());
+  const { req } = serverForSuite();
 
   test('Lease MicroTime must have exactly 6 fractional digits: 3 digits is 400 like the real server', async () => {
     const bad = await req('POST', leases, { metadata: { name: 'l1' }, spec: { holderIdentity: 'a', acquireTime: '2024-01-01T00:00:00.000Z' } });

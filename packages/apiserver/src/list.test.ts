@@ -1,17 +1,14 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from './api-server.js';
-import type { ApiServer } from './api-server.js';
-import { call, widgetCrd, widgetsPath } from './testing/test-client.js';
+import { widgetsPath } from './testing/test-client.js';
+import { serverForSuite } from './suite-server.test-helper.js';
 
 describe('list', () => {
-  let server: ApiServer;
-  const req = (method: string, path: string, body?: unknown) => call(server.url, method, path, body);
+  const suite = serverForSuite({ widgetCrd: true });
+  const { req } = suite;
   const names = (res: { body: { items: { metadata: { name: string } }[] } }): string[] => res.body.items.map((i) => i.metadata.name);
 
   before(async () => {
-    server = await startApiServer();
-    await req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd());
     await req('POST', '/api/v1/namespaces', { metadata: { name: 'other' } });
     const labels: Record<string, Record<string, string>> = {
       a: { app: 'web', tier: 'front' },
@@ -24,13 +21,12 @@ describe('list', () => {
     }
     await req('POST', widgetsPath('other'), { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'z', labels: { app: 'web' } }, spec: { replicas: 1 } });
   });
-  after(() => server.stop());
 
   test('an empty list has items [] and the current resourceVersion', async () => {
     const res = await req('GET', '/api/v1/namespaces/default/secrets');
     assert.equal(res.text.includes('"items":[]'), true);
     assert.equal(res.body.kind, 'SecretList');
-    assert.equal(res.body.metadata.resourceVersion, server.resourceVersion());
+    assert.equal(res.body.metadata.resourceVersion, suite.server.resourceVersion());
   });
 
   test('custom resource list items carry apiVersion and kind', async () => {
@@ -92,8 +88,8 @@ describe('list', () => {
 
   test('resourceVersion rules: "0" and "" read the newest state, a future one is 504, resourceVersionMatch is validated', async () => {
     assert.equal((await req('GET', `${widgetsPath()}?resourceVersion=0`)).status, 200);
-    assert.equal((await req('GET', `${widgetsPath()}?resourceVersion=${server.resourceVersion()}&resourceVersionMatch=NotOlderThan`)).status, 200);
-    const exact = await req('GET', `${widgetsPath()}?resourceVersion=${server.resourceVersion()}&resourceVersionMatch=Exact`);
+    assert.equal((await req('GET', `${widgetsPath()}?resourceVersion=${suite.server.resourceVersion()}&resourceVersionMatch=NotOlderThan`)).status, 200);
+    const exact = await req('GET', `${widgetsPath()}?resourceVersion=${suite.server.resourceVersion()}&resourceVersionMatch=Exact`);
     assert.equal(exact.status, 200);
     const future = await req('GET', `${widgetsPath()}?resourceVersion=999999`);
     assert.equal(future.status, 504);

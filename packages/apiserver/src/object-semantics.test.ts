@@ -1,29 +1,11 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from './api-server.js';
-import type { ApiServer } from './api-server.js';
-import { RawWatch, call, waitFor, widgetCrd, widgetsPath } from './testing/test-client.js';
+import { waitFor, widgetCrd, widgetsPath } from './testing/test-client.js';
+import { serverForSuite } from './suite-server.test-helper.js';
 
 describe('object semantics', () => {
-  let server: ApiServer;
-  const watches: RawWatch[] = [];
-  const req = (method: string, path: string, body?: unknown, contentType?: string) =>
-    call(server.url, method, path, body, contentType ? { contentType } : undefined);
-  const watch = (path: string): RawWatch => {
-    const w = new RawWatch(server.url + path);
-    watches.push(w);
-    return w;
-  };
-
-  before(async () => {
-    server = await startApiServer();
-    const crd = await req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd());
-    assert.equal(crd.status, 201, crd.text);
-  });
-  after(async () => {
-    for (const w of watches) w.close();
-    await server.stop();
-  });
+  const suite = serverForSuite({ widgetCrd: true });
+  const { req, watch } = suite;
 
   test('one resourceVersion counter is shared by every kind and every write bumps it', async () => {
     const a = await req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'rv-a' } });
@@ -31,9 +13,9 @@ describe('object semantics', () => {
     const c = await req('POST', '/apis/coordination.k8s.io/v1/namespaces/default/leases', { metadata: { name: 'rv-c' }, spec: {} });
     const rvs = [a, b, c].map((r) => Number(r.body.metadata.resourceVersion));
     assert.deepEqual(rvs, [rvs[0], rvs[0]! + 1, rvs[0]! + 2]);
-    assert.equal(server.resourceVersion(), String(rvs[2]));
+    assert.equal(suite.server.resourceVersion(), String(rvs[2]));
     const list = await req('GET', '/api/v1/namespaces/default/configmaps');
-    assert.equal(list.body.metadata.resourceVersion, server.resourceVersion());
+    assert.equal(list.body.metadata.resourceVersion, suite.server.resourceVersion());
   });
 
   test('a created object gets a uid and a creationTimestamp, and create ignores client-set server fields', async () => {
@@ -51,14 +33,14 @@ describe('object semantics', () => {
   test('a no-op update or patch returns 200, keeps the resourceVersion and emits no event', async () => {
     const created = await req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'noop', labels: { a: '1' } }, data: { k: 'v' } });
     const w = await watch(`/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${created.body.metadata.resourceVersion}&fieldSelector=metadata.name=noop`).ready();
-    const before = server.resourceVersion();
+    const before = suite.server.resourceVersion();
     const put = await req('PUT', '/api/v1/namespaces/default/configmaps/noop', { ...created.body, data: { k: 'v' } });
     assert.equal(put.status, 200);
     assert.equal(put.body.metadata.resourceVersion, created.body.metadata.resourceVersion);
     const patch = await req('PATCH', '/api/v1/namespaces/default/configmaps/noop', { metadata: { labels: { a: '1' } } }, 'application/merge-patch+json');
     assert.equal(patch.status, 200);
     assert.equal(patch.body.metadata.resourceVersion, created.body.metadata.resourceVersion);
-    assert.equal(server.resourceVersion(), before);
+    assert.equal(suite.server.resourceVersion(), before);
     // A real change afterwards is the first event the watcher sees.
     await req('PATCH', '/api/v1/namespaces/default/configmaps/noop', { data: { k: 'w' } }, 'application/merge-patch+json');
     const events = await w.waitForEvents(1);
@@ -275,7 +257,7 @@ describe('object semantics', () => {
     });
 
     test('after a server-side apply that creates the object with them empty', async () => {
-      const before = server.resourceVersion();
+      const before = suite.server.resourceVersion();
       const config = [
         'apiVersion: example.com/v1',
         'kind: Widget',
@@ -341,7 +323,7 @@ describe('object semantics', () => {
   });
 
   test('dryRun=All validates and answers but stores nothing', async () => {
-    const before = server.resourceVersion();
+    const before = suite.server.resourceVersion();
     const res = await req('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { metadata: { name: 'dry' } });
     assert.equal(res.status, 201);
     assert.equal(res.body.metadata.name, 'dry');
@@ -349,7 +331,7 @@ describe('object semantics', () => {
     assert.equal((await req('GET', '/api/v1/namespaces/default/configmaps/dry')).status, 404);
     const invalid = await req('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { metadata: { name: 'Dry' } });
     assert.equal(invalid.status, 422);
-    assert.equal(server.resourceVersion(), before);
+    assert.equal(suite.server.resourceVersion(), before);
   });
 
   test('generateName creates a unique name from the prefix', async () => {

@@ -85,41 +85,88 @@ function checkShape(value: unknown, text: string, expect: CodecOptions['expect']
   return obj as KubeObject;
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new CodecError(`cannot decode object: malformed JSON: ${(err as Error).message}`, { cause: err, input: text });
+  }
+}
+
+function parseYaml(text: string): unknown {
+  try {
+    const doc = parseDocument(text);
+    const first = doc.errors[0];
+    if (first) throw first;
+    return doc.toJS();
+  } catch (err) {
+    throw new CodecError(`cannot decode object: malformed YAML: ${(err as Error).message}`, { cause: err, input: text });
+  }
+}
+
 /**
  * Decodes one object from JSON text or UTF-8 bytes, checking only its shape.
  * @throws CodecError as {@link Codec.decode}.
  */
 export function decodeObject(input: string | Uint8Array): KubeObject {
-  return decodeJson(input, undefined);
-}
-
-function decodeJson(input: string | Uint8Array, expect: CodecOptions['expect']): KubeObject {
   const text = toText(input);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new CodecError(`cannot decode object: malformed JSON: ${(err as Error).message}`, { cause: err, input: text });
-  }
-  return checkShape(value, text, expect);
+  return checkShape(parseJson(text), text, undefined);
 }
 
-/** The JSON codec (`application/json`). */
-export class JsonCodec<T extends KubeObject = KubeObject> implements Codec<T> {
-  readonly encoding = 'json' as const;
-  readonly contentType = 'application/json';
+/** A text format: the names it goes by on the wire, its parser and its printer. */
+export interface TextFormat<E extends Encoding, M extends string> {
+  readonly encoding: E;
+  readonly contentType: M;
+  /** @throws CodecError on malformed text. */
+  parse(text: string): unknown;
+  print(object: KubeObject): string;
+}
+
+const jsonFormat: TextFormat<'json', 'application/json'> = {
+  encoding: 'json',
+  contentType: 'application/json',
+  parse: parseJson,
+  print: (object) => JSON.stringify(object),
+};
+
+const yamlFormat: TextFormat<'yaml', 'application/yaml'> = {
+  encoding: 'yaml',
+  contentType: 'application/yaml',
+  parse: parseYaml,
+  print: (object) => stringify(object),
+};
+
+/**
+ * What both codecs share: decoding is text -> parsed value -> shape check, encoding is the format's
+ * printer. Each codec brings only its format. Exported for the declaration files, not from the index.
+ */
+export abstract class FormatCodec<T extends KubeObject, E extends Encoding, M extends string> implements Codec<T> {
+  readonly encoding: E;
+  readonly contentType: M;
+  readonly #format: TextFormat<E, M>;
   readonly #expect: CodecOptions['expect'];
 
-  constructor(options?: CodecOptions) {
+  protected constructor(format: TextFormat<E, M>, options: CodecOptions | undefined) {
+    this.encoding = format.encoding;
+    this.contentType = format.contentType;
+    this.#format = format;
     this.#expect = options?.expect;
   }
 
   decode(input: string | Uint8Array): T {
-    return decodeJson(input, this.#expect) as T;
+    const text = toText(input);
+    return checkShape(this.#format.parse(text), text, this.#expect) as T;
   }
 
   encode(object: T): string {
-    return JSON.stringify(object);
+    return this.#format.print(object);
+  }
+}
+
+/** The JSON codec (`application/json`). */
+export class JsonCodec<T extends KubeObject = KubeObject> extends FormatCodec<T, 'json', 'application/json'> {
+  constructor(options?: CodecOptions) {
+    super(jsonFormat, options);
   }
 }
 
@@ -127,30 +174,8 @@ export class JsonCodec<T extends KubeObject = KubeObject> implements Codec<T> {
  * The YAML codec (`application/yaml`), one document per object. Uses the YAML 1.2 core schema,
  * so values decode to the same JSON types the API server would see.
  */
-export class YamlCodec<T extends KubeObject = KubeObject> implements Codec<T> {
-  readonly encoding = 'yaml' as const;
-  readonly contentType = 'application/yaml';
-  readonly #expect: CodecOptions['expect'];
-
+export class YamlCodec<T extends KubeObject = KubeObject> extends FormatCodec<T, 'yaml', 'application/yaml'> {
   constructor(options?: CodecOptions) {
-    this.#expect = options?.expect;
-  }
-
-  decode(input: string | Uint8Array): T {
-    const text = toText(input);
-    let value: unknown;
-    try {
-      const doc = parseDocument(text);
-      const first = doc.errors[0];
-      if (first) throw first;
-      value = doc.toJS();
-    } catch (err) {
-      throw new CodecError(`cannot decode object: malformed YAML: ${(err as Error).message}`, { cause: err, input: text });
-    }
-    return checkShape(value, text, this.#expect) as T;
-  }
-
-  encode(object: T): string {
-    return stringify(object);
+    super(yamlFormat, options);
   }
 }

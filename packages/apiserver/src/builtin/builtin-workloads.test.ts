@@ -1,8 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from '../api-server.js';
-import type { ApiServer } from '../api-server.js';
-import { call, waitFor } from '../testing/test-client.js';
+import { waitFor } from '../testing/test-client.js';
+import { serverForSuite } from '../suite-server.test-helper.js';
 
 const deployments = '/apis/apps/v1/namespaces/default/deployments';
 const services = '/api/v1/namespaces/default/services';
@@ -18,13 +17,7 @@ function deployment(name: string, labels: Record<string, string> = { app: name }
 }
 
 describe('built-in workloads, services and pods', () => {
-  let server: ApiServer;
-  const req = (method: string, path: string, body?: unknown, contentType?: string) => call(server.url, method, path, body, contentType ? { contentType } : undefined);
-
-  before(async () => {
-    server = await startApiServer();
-  });
-  after(() => server.stop());
+  const { req } = serverForSuite();
 
   test('a Deployment is created with the real defaults and generation 1, and its status cannot be set on create', async () => {
     const body = deployment('web');

@@ -1,20 +1,15 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from '../api-server.js';
-import type { ApiServer } from '../api-server.js';
-import { RawWatch, call, widgetCrd, widgetsPath } from '../testing/test-client.js';
+import { RawWatch, widgetsPath } from '../testing/test-client.js';
+import { serverForSuite } from '../suite-server.test-helper.js';
 
 describe('error responses are Status objects with the real reasons and messages', () => {
-  let server: ApiServer;
-  const req = (method: string, path: string, body?: unknown, contentType?: string) =>
-    call(server.url, method, path, body, contentType ? { contentType } : undefined);
+  const suite = serverForSuite({ server: { maxBodyBytes: 64 * 1024 }, widgetCrd: true });
+  const { req } = suite;
 
   before(async () => {
-    server = await startApiServer({ maxBodyBytes: 64 * 1024 });
-    await req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd());
     await req('POST', widgetsPath(), { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { replicas: 1 } });
   });
-  after(() => server.stop());
 
   const assertStatus = (res: { status: number; headers: Record<string, unknown>; body: Record<string, unknown> }, code: number, reason: string): void => {
     assert.equal(res.status, code);
@@ -61,14 +56,14 @@ describe('error responses are Status objects with the real reasons and messages'
   });
 
   test('410 Expired arrives as a watch ERROR event when the resourceVersion is too old', async () => {
-    server.faults.compact();
-    const w = await new RawWatch(`${server.url}${widgetsPath()}?watch=true&resourceVersion=1`).ready();
+    suite.server.faults.compact();
+    const w = await new RawWatch(`${suite.server.url}${widgetsPath()}?watch=true&resourceVersion=1`).ready();
     assert.equal(w.status, 200);
     const [event] = await w.waitForEvents(1);
     assert.equal(event!.type, 'ERROR');
     assert.equal(event!.object.code, 410);
     assert.equal(event!.object.reason, 'Expired');
-    assert.equal(event!.object.message, `too old resource version: 1 (${server.resourceVersion()})`);
+    assert.equal(event!.object.message, `too old resource version: 1 (${suite.server.resourceVersion()})`);
     w.close();
   });
 

@@ -1,28 +1,21 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from '../api-server.js';
-import type { ApiServer } from '../api-server.js';
-import { call } from '../testing/test-client.js';
+import { serverForSuite } from '../suite-server.test-helper.js';
 
 const cms = '/api/v1/namespaces/default/configmaps';
 const secrets = '/api/v1/namespaces/default/secrets';
 
 describe('dryRun values and data size limits', () => {
-  let server: ApiServer;
-  const req = (method: string, path: string, body?: unknown, contentType?: string) => call(server.url, method, path, body, contentType ? { contentType } : undefined);
-
-  before(async () => {
-    server = await startApiServer();
-  });
-  after(() => server.stop());
+  const suite = serverForSuite();
+  const { req } = suite;
 
   test('dryRun=All answers as a write would and stores nothing', async () => {
-    const rv = server.resourceVersion();
+    const rv = suite.server.resourceVersion();
     const res = await req('POST', `${cms}?dryRun=All`, { metadata: { name: 'dry' }, data: { a: 'b' } });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.metadata.name, 'dry');
     assert.equal((await req('GET', `${cms}/dry`)).status, 404);
-    assert.equal(server.resourceVersion(), rv);
+    assert.equal(suite.server.resourceVersion(), rv);
   });
 
   test('any other dryRun value is refused with 422 on the verb’s options kind, and nothing is stored', async () => {

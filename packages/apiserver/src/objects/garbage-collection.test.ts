@@ -1,14 +1,12 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { startApiServer } from '../api-server.js';
-import type { ApiServer } from '../api-server.js';
 import { logKey } from '../storage/object-store.js';
 import { WriteAheadLog } from '../persistence/index.js';
-import { RawWatch, call, waitFor, widgetCrd, widgetsPath } from '../testing/test-client.js';
-import type { TestResponse } from '../testing/test-client.js';
+import { call, waitFor, widgetCrd, widgetsPath } from '../testing/test-client.js';
+import { serverForSuite } from '../suite-server.test-helper.js';
+import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
+import type { RawWatch, TestResponse } from '../testing/test-client.js';
 
 const configMaps = (namespace = 'default'): string => `/api/v1/namespaces/${namespace}/configmaps`;
 const secrets = (namespace = 'default'): string => `/api/v1/namespaces/${namespace}/secrets`;
@@ -29,15 +27,9 @@ function refTo(created: TestResponse, extra: { blockOwnerDeletion?: boolean; con
 }
 
 describe('garbage collection by ownerReferences', () => {
-  let server: ApiServer;
-  const watches: RawWatch[] = [];
-  const req = (method: string, path: string, body?: unknown, contentType?: string): Promise<TestResponse> =>
-    call(server.url, method, path, body, contentType ? { contentType } : undefined);
-  const watch = async (path: string): Promise<RawWatch> => {
-    const w = new RawWatch(server.url + path);
-    watches.push(w);
-    return w.ready();
-  };
+  const suite = serverForSuite({ widgetCrd: true });
+  const { req } = suite;
+  const watch = (path: string): Promise<RawWatch> => suite.watch(path).ready();
   const widget = async (name: string, namespace = 'default'): Promise<TestResponse> => {
     const res = await req('POST', widgetsPath(namespace), { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name }, spec: { replicas: 1 } });
     assert.equal(res.status, 201, res.text);
@@ -67,22 +59,12 @@ describe('garbage collection by ownerReferences', () => {
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   };
 
-  before(async () => {
-    server = await startApiServer();
-    const crd = await req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd());
-    assert.equal(crd.status, 201, crd.text);
-  });
-  after(async () => {
-    for (const w of watches) w.close();
-    await server.stop();
-  });
-
   test('a Background delete removes the owner at once, then its dependents and theirs, each seen DELETED by watches', async () => {
     const owner = await widget('bg-owner');
     const cm = await configMap('bg-cm', [refTo(owner)]);
     const secret = await req('POST', secrets(), { metadata: { name: 'bg-secret', ownerReferences: [refTo(cm)] } });
     assert.equal(secret.status, 201, secret.text);
-    const rv = server.resourceVersion();
+    const rv = suite.server.resourceVersion();
     const cmWatch = await watch(`${configMaps()}?watch=true&resourceVersion=${rv}&fieldSelector=metadata.name=bg-cm`);
     const secretWatch = await watch(`${secrets()}?watch=true&resourceVersion=${rv}&fieldSelector=metadata.name=bg-secret`);
 
@@ -163,7 +145,7 @@ describe('garbage collection by ownerReferences', () => {
     const secret = await req('POST', secrets(), { metadata: { name: 'fg-secret', ownerReferences: [refTo(cm, { blockOwnerDeletion: true })] } });
     assert.equal(secret.status, 201, secret.text);
 
-    const cmWatch = await watch(`${configMaps()}?watch=true&resourceVersion=${server.resourceVersion()}&fieldSelector=metadata.name=fg-cm`);
+    const cmWatch = await watch(`${configMaps()}?watch=true&resourceVersion=${suite.server.resourceVersion()}&fieldSelector=metadata.name=fg-cm`);
     const del = await req('DELETE', `${widgetsPath()}/fg-owner`, { propagationPolicy: 'Foreground' });
     assert.equal(del.status, 200, del.text);
     assert.deepEqual(del.body.metadata.finalizers, ['foregroundDeletion']);
@@ -200,7 +182,7 @@ describe('garbage collection by ownerReferences', () => {
   test('a collected dependent with a finalizer stays terminating until the finalizer is removed', async () => {
     const owner = await widget('fin-owner');
     await configMap('fin-cm', [refTo(owner)], { finalizers: ['example.com/hold'] });
-    const w = await watch(`${configMaps()}?watch=true&resourceVersion=${server.resourceVersion()}&fieldSelector=metadata.name=fin-cm`);
+    const w = await watch(`${configMaps()}?watch=true&resourceVersion=${suite.server.resourceVersion()}&fieldSelector=metadata.name=fin-cm`);
     assert.equal((await req('DELETE', `${widgetsPath()}/fin-owner`)).status, 200);
 
     const terminating = await waitForState(`${configMaps()}/fin-cm`, (m) => m.deletionTimestamp !== undefined, 'the dependent is terminating');
@@ -277,14 +259,10 @@ describe('garbage collection by ownerReferences', () => {
 });
 
 describe('garbage collection across a restart', () => {
-  const dirs: string[] = [];
-  after(async () => {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
+  const tempDir = tempDirsForSuite('kubeloop-gc-');
 
   test('a dependent whose owner is gone when the log is replayed is collected at start, durably', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'kubeloop-gc-'));
-    dirs.push(dataDir);
+    const dataDir = await tempDir();
     const first = await startApiServer({ dataDir });
     const owner = await call(first.url, 'POST', configMaps(), { metadata: { name: 'replayed-owner' } });
     const dependent = await call(first.url, 'POST', configMaps(), { metadata: { name: 'replayed-dependent', ownerReferences: [refTo(owner)] } });

@@ -1,21 +1,15 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApiServer } from '../api-server.js';
-import type { ApiServer } from '../api-server.js';
-import { call, widgetCrd, widgetsPath } from '../testing/test-client.js';
+import { widgetsPath } from '../testing/test-client.js';
+import { serverForSuite } from '../suite-server.test-helper.js';
 
 describe('patch requests', () => {
-  let server: ApiServer;
-  const req = (method: string, path: string, body?: unknown, contentType?: string) =>
-    call(server.url, method, path, body, contentType ? { contentType } : undefined);
+  const { req } = serverForSuite({ widgetCrd: true });
 
   before(async () => {
-    server = await startApiServer();
-    await req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd());
     await req('POST', widgetsPath(), { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { replicas: 1, color: 'red' } });
     await req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'cm', labels: { a: '1' } }, data: { x: '1' } });
   });
-  after(() => server.stop());
 
   test('a JSON patch applies in order; a failed test operation is 422 and changes nothing', async () => {
     const ok = await req('PATCH', `${widgetsPath()}/w1`, [

@@ -1,21 +1,13 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { DataDirLock, isDataDirLockedError, lockFileName } from './data-dir-lock.js';
+import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
 
-const dirs: string[] = [];
-after(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'kubeloop-lock-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirsForSuite('kubeloop-lock-');
 
 /** A process that exists until it is killed; resolves its pid and a function that ends it. */
 async function otherProcess(): Promise<{ pid: number; end: () => Promise<void> }> {

@@ -1,8 +1,5 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { KubeObject } from '@kubeloop/resource';
 import { ObjectStore } from '../storage/object-store.js';
 import { isStatusError } from '../http/status-error.js';
@@ -10,17 +7,9 @@ import type { StatusError } from '../http/status-error.js';
 import { nodeFileSystem } from './wal-file-system.js';
 import type { WalFile, WalFileSystem } from './wal-file-system.js';
 import { WriteAheadLog } from './write-ahead-log.js';
+import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
 
-const dirs: string[] = [];
-after(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'kubeloop-disk-faults-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirsForSuite('kubeloop-disk-faults-');
 
 /** An errno error shaped like Node's, whose message names the file as Node's `open` errors do. */
 function errnoError(code: string, syscall: string, path: string): NodeJS.ErrnoException {
@@ -61,12 +50,16 @@ class FaultyFileSystem implements WalFileSystem {
 const table = '/v1/configmaps';
 const configMap = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } });
 
-async function openStore(dir: string, fs: WalFileSystem): Promise<{ store: ObjectStore; log: WriteAheadLog }> {
+/** A store logging to a fresh directory through a FaultyFileSystem (no faults yet), holding one object, `kept` (rv 1). */
+async function storeHoldingOneObject(): Promise<{ dir: string; fs: FaultyFileSystem; store: ObjectStore }> {
+  const dir = await tempDir();
+  const fs = new FaultyFileSystem(dir);
   const { log } = await WriteAheadLog.open(dir, { fsync: 'always', fs });
   const store = new ObjectStore({ historyWindow: 100 });
   store.ensureTable(table);
   store.attachLog(log);
-  return { store, log };
+  await store.exclusive(() => store.put(table, 'default/kept', configMap('kept')));
+  return { dir, fs, store };
 }
 
 async function replay(dir: string): Promise<{ keys: string[]; rvs: number[] }> {
@@ -77,16 +70,11 @@ async function replay(dir: string): Promise<{ keys: string[]; rvs: number[] }> {
 
 describe('writes under disk faults', () => {
   test('a write whose append hits ENOSPC is answered 500 without the data directory, is neither applied nor replayed, and later writes work', async () => {
-    const dir = await tempDir();
-    const fs = new FaultyFileSystem(dir);
-    const { store } = await openStore(dir, fs);
-    await store.exclusive(() => store.put(table, 'default/kept', configMap('kept')));
+    const { dir, fs, store } = await storeHoldingOneObject();
 
     fs.failWrites = true;
-    const failed = await refusal(store.exclusive(() => store.put(table, 'default/refused', configMap('refused'))));
-    assert.equal(failed.status.code, 500);
+    const failed = await refusedWith500(store.exclusive(() => store.put(table, 'default/refused', configMap('refused'))), dir);
     assert.match(failed.status.message ?? '', /ENOSPC \(write\)/);
-    assert.ok(!JSON.stringify(failed.status).includes(dir), `the answer must not name the data directory: ${JSON.stringify(failed.status)}`);
     assert.equal(store.get(table, 'default/refused'), undefined, 'not applied in memory');
     assert.equal(store.resourceVersion, 1);
 
@@ -101,23 +89,16 @@ describe('writes under disk faults', () => {
   });
 
   test('a write whose fsync fails is answered 500, the log refuses later writes, and the refused write does not replay', async () => {
-    const dir = await tempDir();
-    const fs = new FaultyFileSystem(dir);
-    const { store } = await openStore(dir, fs);
-    await store.exclusive(() => store.put(table, 'default/kept', configMap('kept')));
+    const { dir, fs, store } = await storeHoldingOneObject();
 
     fs.failSyncs = true;
-    const failed = await refusal(store.exclusive(() => store.put(table, 'default/refused', configMap('refused'))));
-    assert.equal(failed.status.code, 500);
+    const failed = await refusedWith500(store.exclusive(() => store.put(table, 'default/refused', configMap('refused'))), dir);
     assert.match(failed.status.message ?? '', /EIO \(fdatasync\)/);
-    assert.ok(!JSON.stringify(failed.status).includes(dir), `the answer must not name the data directory: ${JSON.stringify(failed.status)}`);
     assert.equal(store.get(table, 'default/refused'), undefined);
 
     // An fsync failure may have lost pages the kernel no longer reports: nothing more is acknowledged.
     fs.failSyncs = false;
-    const after = await refusal(store.exclusive(() => store.put(table, 'default/after', configMap('after'))));
-    assert.equal(after.status.code, 500);
-    assert.ok(!JSON.stringify(after.status).includes(dir));
+    await refusedWith500(store.exclusive(() => store.put(table, 'default/after', configMap('after'))), dir);
     await store.closeLog();
 
     const replayed = await replay(dir);
@@ -125,11 +106,14 @@ describe('writes under disk faults', () => {
   });
 });
 
-async function refusal(write: Promise<unknown>): Promise<StatusError> {
+/** Asserts that `write` is refused with a 500 StatusError that does not name the data directory `dir`; returns the error. */
+async function refusedWith500(write: Promise<unknown>, dir: string): Promise<StatusError> {
   const err = await write.then(
     () => undefined,
     (e: unknown) => e,
   );
   assert.ok(isStatusError(err), `expected a StatusError, got ${String(err)}`);
+  assert.equal(err.status.code, 500);
+  assert.ok(!JSON.stringify(err.status).includes(dir), `the answer must not name the data directory: ${JSON.stringify(err.status)}`);
   return err;
 }

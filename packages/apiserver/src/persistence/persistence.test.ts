@@ -1,22 +1,14 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdir, mkdtemp, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { startApiServer } from '../api-server.js';
 import { isDataDirLockedError, isWalCorruptionError } from './index.js';
 import { call, waitFor, widgetCrd, widgetsPath } from '../testing/test-client.js';
+import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
 
 describe('persistence with dataDir', () => {
-  const dirs: string[] = [];
-  const tempDir = async (): Promise<string> => {
-    const dir = await mkdtemp(join(tmpdir(), 'kubeloop-apiserver-'));
-    dirs.push(dir);
-    return dir;
-  };
-  after(async () => {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
+  const tempDir = tempDirsForSuite('kubeloop-apiserver-');
 
   test('objects, CRD-defined types and the resourceVersion survive a restart on the same directory', async () => {
     const dataDir = await tempDir();

@@ -1,24 +1,15 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WalError, WriteAheadLog, walFileName } from './write-ahead-log.js';
 import type { FsyncPolicy, WalRecord } from './write-ahead-log.js';
 import { encodeRecord } from './wal-record-codec.js';
 import { isWalCorruptionError } from './wal-corruption-error.js';
 import { waitFor } from '../testing/eventually.js';
+import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
 
-const dirs: string[] = [];
-after(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'kubeloop-wal-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirsForSuite('kubeloop-wal-');
 
 const put = (rv: number, name = `cm-${rv}`): WalRecord => ({ rv, op: 'put', key: `/v1/configmaps/default/${name}`, object: { metadata: { name, resourceVersion: String(rv) } } });
 

@@ -4,6 +4,7 @@ import { LabelSelector, parseLabelSelector } from './label-selector.js';
 import type { LabelRequirement } from './label-selector.js';
 import { isSelectorError } from '../errors.js';
 import type { SelectorError } from '../errors.js';
+import { selectorErrorNaming } from './selector-error.test-helper.js';
 
 type Req = [key: string, operator: LabelRequirement['operator'], values?: string[]];
 
@@ -88,18 +89,7 @@ describe('LabelSelector.parse', () => {
 
   for (const { text, token, message } of invalid) {
     test(`rejects ${JSON.stringify(text)} naming the token ${JSON.stringify(token)}`, () => {
-      assert.throws(
-        () => LabelSelector.parse(text),
-        (err: SelectorError) => {
-          assert.ok(isSelectorError(err));
-          assert.equal(err.code, 'SelectorError');
-          assert.equal(err.token, token);
-          assert.equal(err.selector, text);
-          assert.ok(err.message.startsWith(`invalid label selector ${JSON.stringify(text)}: `), err.message);
-          if (message) assert.match(err.message, message);
-          return true;
-        },
-      );
+      assert.throws(() => LabelSelector.parse(text), selectorErrorNaming('label', text, token, message));
     });
   }
 
