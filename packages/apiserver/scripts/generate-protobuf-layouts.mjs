@@ -18,17 +18,10 @@ const rootIndex = process.argv.indexOf('--proto-root');
 if (rootIndex < 0) throw new Error('usage: generate-protobuf-layouts.mjs --proto-root <k8s.io/api checkout>');
 const protoRoot = process.argv[rootIndex + 1];
 
-const groupDirs = {
-  '': 'core',
-  'rbac.authorization.k8s.io': 'rbac',
-  'networking.k8s.io': 'networking',
-  'discovery.k8s.io': 'discovery',
-  'events.k8s.io': 'events',
-  'storage.k8s.io': 'storage',
-  'scheduling.k8s.io': 'scheduling',
-  'admissionregistration.k8s.io': 'admissionregistration',
-  'coordination.k8s.io': 'coordination',
-};
+// The API group -> proto package table is the server's own (`protobufMessageName`), read from its source.
+const layoutSource = readFileSync(join(here, '..', 'src', 'builtin', 'protobuf-layout.ts'), 'utf8');
+const groupDirs = Object.fromEntries([...(/const groupPackages[^{]*\{([^}]*)\}/.exec(layoutSource)?.[1] ?? '').matchAll(/'([^']*)': '(\w+)'/g)].map((m) => [m[1], m[2]]));
+if (groupDirs[''] !== 'core') throw new Error('could not read groupPackages from src/builtin/protobuf-layout.ts');
 const table = readFileSync(join(here, '..', 'src', 'builtin', 'builtin-kind-table.ts'), 'utf8');
 const kinds = [...table.matchAll(/group: '([^']*)', version: '(\w+)', kind: '(\w+)'.*?model: '(\w+)'/g)].map((m) => ({ group: m[1], version: m[2], kind: m[3], model: m[4] }));
 

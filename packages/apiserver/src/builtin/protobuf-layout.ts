@@ -13,6 +13,7 @@ export type ProtobufField = readonly [string, string] | readonly [string, string
 /** Message layouts by full name (`k8s.io.api.apps.v1.Deployment`). */
 export type ProtobufLayouts = Readonly<Record<string, Readonly<Record<string, ProtobufField>>>>;
 
+// scripts/generate-protobuf-layouts.mjs reads this table from here: keep its one-entry-per-line form.
 const groupPackages: Readonly<Record<string, string>> = {
   '': 'core',
   'rbac.authorization.k8s.io': 'rbac',
