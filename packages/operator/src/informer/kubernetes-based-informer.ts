@@ -475,7 +475,13 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
             : delta.type === 'update'
               ? this.deliver(Op.Update, delta.oldObject, delta.object)
               : this.deliver(Op.Delete, undefined, delta.object);
-        if (pending !== undefined) await pending;
+        if (pending !== undefined) {
+          try {
+            await pending;
+          } catch (error) {
+            this.report(error, 'handler', delta.object);
+          }
+        }
       }
     } finally {
       this.traceEvents = false;
@@ -553,7 +559,13 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         this.delivering = true;
         const op = this.applyToCache(event.type, object);
         const pending = this.deliver(op, this.previous, object);
-        if (pending !== undefined) await pending;
+        if (pending !== undefined) {
+          try {
+            await pending;
+          } catch (error) {
+            this.report(error, 'handler', object);
+          }
+        }
         this.previous = undefined;
         this.delivering = false;
         if (this.resyncPending) await this.runPendingResync();
@@ -606,15 +618,16 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
    * Delivers one change to the handlers. Returns `undefined` once it is done: in the common case, one
    * handler that has done its work when it returns (InformerController's enqueue returns
    * {@link HANDLED}) and no tracing, a change costs no promise and no microtask turn, so a burst of
-   * events or a list of 50,000 objects is delivered without one per object. Otherwise, the promise
-   * of the general path.
+   * events or a list of 50,000 objects is delivered without one per object. Otherwise a promise to
+   * await before the next change: that handler's own (the caller reports its rejection: no promise
+   * is added around it), or that of the general path, which reports failures itself.
    */
   private deliver(op: Op, previous: T | undefined, object: T): Promise<void> | undefined {
     if (op === Op.Skip) return undefined;
     if (op === Op.Replace || this.traceEvents || this.handlers.length !== 1) return this.deliverEach(op, previous, object);
     try {
       const done = this.call(this.handlers[0]!, op, previous, object);
-      if (done !== HANDLED) return this.settle(done, object);
+      if (done !== HANDLED) return done;
     } catch (error) {
       this.report(error, 'handler', object);
     }
@@ -633,15 +646,6 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         return this.fanOut(Op.Add, undefined, object);
       case Op.Skip:
         return;
-    }
-  }
-
-  /** Waits for a handler that did not finish at once; its failure is reported like a throw. */
-  private async settle(done: Promise<void>, object: T): Promise<void> {
-    try {
-      await done;
-    } catch (error) {
-      this.report(error, 'handler', object);
     }
   }
 
