@@ -51,7 +51,11 @@ export class ObjectIndex<T extends KubeObject = KubeObject> {
 
   /** Stores `object` under the key of its own namespace and name (no key string is kept). */
   add(object: T): void {
-    this.put(object.metadata.namespace ?? '', object.metadata.name, object);
+    // As `put`, without looking up the object it replaces: a list fills a fresh index this way.
+    const names = this.namesOrNew(object.metadata.namespace ?? '');
+    const size = names.size;
+    names.set(object.metadata.name, object);
+    if (names.size !== size) this.count++;
   }
 
   /** Stores `object` under `key` (split as in {@link get}). */
@@ -63,13 +67,7 @@ export class ObjectIndex<T extends KubeObject = KubeObject> {
 
   /** Stores `object` under a namespace and name; returns the object it replaced. */
   put(namespace: string, name: string, object: T): T | undefined {
-    let names = this.names(namespace);
-    if (names === undefined) {
-      names = new Map();
-      this.namespaces.set(namespace, names);
-      this.lastNamespace = namespace;
-      this.lastNames = names;
-    }
+    const names = this.namesOrNew(namespace);
     const size = names.size;
     const previous = names.get(name);
     names.set(name, object);
@@ -113,6 +111,17 @@ export class ObjectIndex<T extends KubeObject = KubeObject> {
   /** Every object with its namespace and name (no key string built). */
   *entries(): IterableIterator<[namespace: string, name: string, object: T]> {
     for (const [namespace, names] of this.namespaces) for (const [name, object] of names) yield [namespace, name, object];
+  }
+
+  private namesOrNew(namespace: string): Map<string, T> {
+    let names = this.names(namespace);
+    if (names === undefined) {
+      names = new Map();
+      this.namespaces.set(namespace, names);
+      this.lastNamespace = namespace;
+      this.lastNames = names;
+    }
+    return names;
   }
 
   private names(namespace: string): Map<string, T> | undefined {

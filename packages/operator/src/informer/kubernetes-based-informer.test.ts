@@ -10,7 +10,7 @@ import type { InformerState } from './informer-state.js';
 import { noopLogger } from '../observability/logger.js';
 import { InformerMetrics } from '../observability/metrics.js';
 import { Registry } from 'prom-client';
-import { KubernetesBasedInformer, WatchInactivityError, stripManagedFields } from './kubernetes-based-informer.js';
+import { HANDLED, KubernetesBasedInformer, WatchInactivityError, stripManagedFields } from './kubernetes-based-informer.js';
 import type { InformerErrorContext, KubernetesBasedInformerOptions } from './kubernetes-based-informer.js';
 import type { HandlerContext } from '../handlers/resource-watcher.js';
 import { TRACER_NAME, setTracer } from '../observability/tracing.js';
@@ -660,6 +660,73 @@ describe('KubernetesBasedInformer', () => {
     assert.deepEqual(log, ['start a', 'end a', 'start b']);
     gates.shift()!();
     await h.stop();
+  });
+
+  test('a list reaches a handler that is done at once (HANDLED) in one go, without a microtask turn per object', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const client = new FakeListWatchClient();
+    const informer = new KubernetesBasedInformer(widgetKind, client, 'default', { clock, logger: noopLogger, inactivityTimeoutMs: 0 });
+    const log: string[] = [];
+    informer.addEventHandler({
+      add: (_ctx: HandlerContext, o) => {
+        if (log.length === 0) queueMicrotask(() => log.push('microtask'));
+        log.push(`add ${o.metadata.name}`);
+        return HANDLED;
+      },
+      update: () => HANDLED,
+      delete: () => HANDLED,
+    });
+    client.replyList(page([widget('a', '1'), widget('b', '2'), widget('c', '3')], '3')).replyWatch();
+    const abort = new AbortController();
+    const running = informer.run(abort.signal);
+    await clock.advance(0);
+    assert.deepEqual(log, ['add a', 'add b', 'add c', 'microtask']);
+    abort.abort();
+    await running;
+  });
+
+  test('a single handler that throws or rejects is reported with the object, and still gets the events that follow', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const client = new FakeListWatchClient();
+    const errors: [string, string | undefined][] = [];
+    const informer = new KubernetesBasedInformer(widgetKind, client, 'default', {
+      clock,
+      logger: noopLogger,
+      inactivityTimeoutMs: 0,
+      errorHandler: (error, context) => errors.push([(error as Error).message, context.object?.metadata.name]),
+    });
+    const seen: string[] = [];
+    informer.addEventHandler({
+      add: (_ctx: HandlerContext, o) => {
+        seen.push(`add ${o.metadata.name}`);
+        if (o.metadata.name === 'a') throw new Error('sync add');
+        return Promise.reject(new Error('async add'));
+      },
+      update: (_ctx: HandlerContext, _old, o) => {
+        seen.push(`update ${o.metadata.name}`);
+        throw new Error('sync update');
+      },
+      delete: (_ctx: HandlerContext, o) => {
+        seen.push(`delete ${o.metadata.name}`);
+        return HANDLED;
+      },
+    });
+    client.replyList(page([widget('a', '1'), widget('b', '2')], '2')).replyWatch();
+    const abort = new AbortController();
+    const running = informer.run(abort.signal);
+    await clock.advance(0);
+    client.watch_.push('MODIFIED', widget('a', '3')).push('ADDED', widget('c', '4')).push('DELETED', widget('b', '5'));
+    await clock.advance(0);
+    assert.deepEqual(seen, ['add a', 'add b', 'update a', 'add c', 'delete b']);
+    assert.deepEqual(errors, [
+      ['sync add', 'a'],
+      ['async add', 'b'],
+      ['sync update', 'a'],
+      ['async add', 'c'],
+    ]);
+    assert.equal(informer.store.size, 2);
+    abort.abort();
+    await running;
   });
 
   test('a handler added while running receives the events that follow', async () => {
