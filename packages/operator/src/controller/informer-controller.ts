@@ -201,6 +201,16 @@ interface ReconcilerRetry extends RetryBase {
 
 type RetryEntry = WatcherRetry | ReconcilerRetry;
 type WorkItem = EventItem | RetryEntry;
+/** What a watcher call works on: a new event, or the retry of one it failed. */
+type WatcherWork = EventItem | WatcherRetry;
+/** What a reconciler call works on: a new event, or a retry (or requeue) of one. */
+type ReconcilerWork = EventItem | ReconcilerRetry;
+
+/** How a handler call failed: what it threw or rejected with, and the result a `ReconcileError` carried. */
+interface Failure {
+  error: unknown;
+  result?: ReconcileResult | undefined;
+}
 
 const NO_WATCHERS: readonly ResourceWatcher[] = [];
 const NO_RECONCILERS: readonly Reconciler[] = [];
@@ -509,9 +519,8 @@ export class InformerController {
   }
 
   // --- worker side ---
-  // Without `await` chains: a handler call that completes synchronously continues synchronously;
-  // one that returns a promise gets one continuation. No span is created while tracing is off, and
-  // the retry entry of a call is only built when a retry is scheduled.
+  // Plain async code: one async function per event or retry. A handler that returns no promise is not
+  // awaited; no span is created while tracing is off; a retry entry is built only when a retry is scheduled.
 
   private readonly process = (key: string, item: WorkItem): Promise<void> | undefined => {
     switch (item.type) {
@@ -519,92 +528,94 @@ export class InformerController {
         return this.processEvent(key, item);
       case 'watcher':
         // A handler removed since the failure gets no more calls.
-        if (!(this.watchers.get(item.kind) ?? NO_WATCHERS).includes(item.handler)) return undefined;
-        return settled(this.callWatcher(item.handler, item.kind, item.action, item.object, item.old, item.metrics, item, performance.now()));
+        return (this.watchers.get(item.kind) ?? NO_WATCHERS).includes(item.handler) ? this.retryWatcher(item) : undefined;
       case 'reconciler':
-        if (!(this.reconcilers.get(item.kind) ?? NO_RECONCILERS).includes(item.handler)) return undefined;
-        return settled(this.callReconciler(item.handler, item.kind, item.action, item.object, item.request, item.metrics, item, performance.now()));
+        return (this.reconcilers.get(item.kind) ?? NO_RECONCILERS).includes(item.handler) ? this.retryReconciler(item) : undefined;
     }
   };
 
-  private processEvent(key: string, item: EventItem): Promise<void> | undefined {
-    const watchers = this.watchers.get(item.kind) ?? NO_WATCHERS;
-    const reconcilers = this.reconcilers.get(item.kind) ?? NO_RECONCILERS;
-    if (watchers.length === 0 && reconcilers.length === 0) return undefined;
-    item.metrics.ongoingEvents.inc();
-    const started = performance.now();
-    // One span per event (upstream's controller-event-*): watchers run in it, reconcile spans are its children.
-    const span = item.trace !== undefined ? startObjectSpan(eventSpanName[item.action], item.object, item.trace) : undefined;
-    return this.continueEvent(key, item, watchers, reconcilers, 0, started, span, started);
+  /**
+   * Calls every watcher, then every reconciler of the event's kind, one at a time, in add order, in one
+   * span per event (upstream's controller-event-*: watchers run in it, reconcile spans are its
+   * children). A handler's end time is the next one's start time (one clock read per handler).
+   */
+  private async processEvent(key: string, event: EventItem): Promise<void> {
+    const watchers = this.watchers.get(event.kind) ?? NO_WATCHERS;
+    const reconcilers = this.reconcilers.get(event.kind) ?? NO_RECONCILERS;
+    if (watchers.length === 0 && reconcilers.length === 0) return;
+    const metrics = event.metrics;
+    metrics.ongoingEvents.inc();
+    const startedAt = performance.now();
+    const span = event.trace !== undefined ? startObjectSpan(eventSpanName[event.action], event.object, event.trace) : undefined;
+    let now = startedAt;
+    try {
+      for (const watcher of watchers) {
+        this.dequeueRetries(key, watcher, event);
+        metrics.ongoingProcesses.inc();
+        let failure: Failure | undefined;
+        try {
+          const pending = this.startWatcher(watcher, event, span);
+          if (pending !== undefined) await pending;
+        } catch (error) {
+          failure = { error };
+          if (span !== undefined) this.recordFailure(span, error);
+        }
+        now = this.watcherEnded(watcher, event, now, failure);
+      }
+      for (const reconciler of reconcilers) {
+        this.dequeueRetries(key, reconciler, event);
+        metrics.ongoingProcesses.inc();
+        // Started in the event span's context: the controller-event-reconcile span is its child.
+        const callSpan = span === undefined ? undefined : runInSpan(span, () => startObjectSpan(SpanNames.controllerEventReconcile, event.object));
+        let result: ReconcileResult | undefined;
+        let failure: Failure | undefined;
+        try {
+          const pending = this.startReconciler(reconciler, requestOf(event), event.object, callSpan);
+          result = isPromiseLike(pending) ? await pending : pending;
+        } catch (error) {
+          failure = reconcileFailure(error);
+        }
+        if (callSpan !== undefined) endSpan(callSpan, this.spanError(failure, 'reconcile failed'));
+        now = this.reconcilerEnded(reconciler, event, now, result, failure);
+      }
+    } finally {
+      metrics.ongoingEvents.dec();
+      metrics.eventDuration.observe((now - startedAt) / 1000);
+      if (span !== undefined) endSpan(span);
+    }
   }
 
-  /**
-   * Calls the handlers of an event from the `index`-th (watchers, then reconcilers), in order. A
-   * handler's end time is the next one's start time (one clock read per handler).
-   */
-  private continueEvent(
-    key: string,
-    item: EventItem,
-    watchers: readonly ResourceWatcher[],
-    reconcilers: readonly Reconciler[],
-    index: number,
-    eventStarted: number,
-    span: Span | undefined,
-    now: number,
-  ): Promise<void> | undefined {
-    const { kind, action, old, object, metrics } = item;
-    const total = watchers.length + reconcilers.length;
+  /** Calls a watcher again for an event it failed, in a controller-retry span. */
+  private async retryWatcher(retry: WatcherRetry): Promise<void> {
+    const span = this.startSpan(SpanNames.controllerRetry, retry.object);
+    retry.metrics.ongoingProcesses.inc();
+    const startedAt = performance.now();
+    let failure: Failure | undefined;
     try {
-      for (let i = index; i < total; i++) {
-        const started = now;
-        if (i < watchers.length) {
-          const watcher = watchers[i]!;
-          this.dequeueRetries(key, watcher, action, object, metrics);
-          metrics.ongoingProcesses.inc();
-          let pending: Promise<void> | undefined;
-          try {
-            pending = this.startWatcher(watcher, action, old, object, span, item.initialList);
-          } catch (err) {
-            this.recordFailure(span, err);
-            now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, true, err);
-            continue;
-          }
-          if (pending !== undefined) {
-            // One continuation per asynchronous call: finish the call, then go on with the event.
-            const next = i + 1;
-            return pending.then(
-              () => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, false, undefined)),
-              (err: unknown) => {
-                this.recordFailure(span, err);
-                return this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, true, err));
-              },
-            );
-          }
-          now = this.watcherDone(watcher, kind, action, object, old, metrics, undefined, started, undefined, false, undefined);
-        } else {
-          const reconciler = reconcilers[i - watchers.length]!;
-          this.dequeueRetries(key, reconciler, action, object, metrics);
-          const reconcileAction =
-            action === 'UPDATE' && old !== undefined && isResync(old, object) ? ReconcileAction.Resynced : reconcileActionFromResourceAction(action);
-          const request: ReconcileRequest = { action: reconcileAction, object };
-          // In the event span's context, the controller-event-reconcile span is its child.
-          const done =
-            span === undefined
-              ? this.callReconciler(reconciler, kind, action, object, request, metrics, undefined, started)
-              : runInSpan(span, () => this.callReconciler(reconciler, kind, action, object, request, metrics, undefined, started));
-          if (typeof done !== 'number') {
-            const next = i + 1;
-            return done.then((end) => this.continueEvent(key, item, watchers, reconcilers, next, eventStarted, span, end));
-          }
-          now = done;
-        }
-      }
-    } catch (err) {
-      this.endEvent(metrics, eventStarted, performance.now(), span);
-      throw err;
+      const pending = this.startWatcher(retry.handler, retry, span);
+      if (pending !== undefined) await pending;
+    } catch (error) {
+      failure = { error };
     }
-    this.endEvent(metrics, eventStarted, now, span);
-    return undefined;
+    if (span !== undefined) endSpan(span, this.spanError(failure, 'handler failed'));
+    this.watcherEnded(retry.handler, retry, startedAt, failure);
+  }
+
+  /** Calls a reconciler again with its retry's request, in a controller-retry span. */
+  private async retryReconciler(retry: ReconcilerRetry): Promise<void> {
+    const span = this.startSpan(SpanNames.controllerRetry, retry.object);
+    retry.metrics.ongoingProcesses.inc();
+    const startedAt = performance.now();
+    let result: ReconcileResult | undefined;
+    let failure: Failure | undefined;
+    try {
+      const pending = this.startReconciler(retry.handler, retry.request, retry.object, span);
+      result = isPromiseLike(pending) ? await pending : pending;
+    } catch (error) {
+      failure = reconcileFailure(error);
+    }
+    if (span !== undefined) endSpan(span, this.spanError(failure, 'reconcile failed'));
+    this.reconcilerEnded(retry.handler, retry, startedAt, result, failure);
   }
 
   /** A span about `object`, or undefined while tracing is off (no provider: spans would be no-ops). */
@@ -612,174 +623,101 @@ export class InformerController {
     return tracingEnabled() ? startObjectSpan(name, object) : undefined;
   }
 
-  /** Calls the watcher method of `action` (in `span` when tracing); undefined when it returned no promise. */
-  private startWatcher(handler: ResourceWatcher, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, span: Span | undefined, initialList = false): Promise<void> | undefined {
-    const call = (ctx: HandlerContext): Promise<void> => invokeWatcher(handler, ctx, action, old, object);
-    const result = span === undefined ? this.callHandler(object, call, initialList) : runInSpan(span, () => this.callHandler(object, call, initialList));
+  /** Calls the watcher method of the work's action (in `span` when tracing); undefined when it returned no promise. */
+  private startWatcher(watcher: ResourceWatcher, work: WatcherWork, span: Span | undefined): Promise<void> | undefined {
+    const result = span === undefined ? this.invokeWatcher(watcher, work) : runInSpan(span, () => this.invokeWatcher(watcher, work));
     return isPromiseLike(result) ? result : undefined;
   }
 
-  /** Runs one handler call about `object` with the controller's signal, or with a deadline of its own (`handlerTimeoutMs`). */
-  private callHandler<R>(object: KubeObject, call: (ctx: HandlerContext) => Promise<R> | R, initialList = false): Promise<R> | R {
-    const ctx = new ObjectHandlerContext(this.lifecycle.ctx.signal, this.logger, object, initialList || undefined);
-    return this.handlerTimeoutMs > 0 ? callWithTimeout(ctx, this.handlerTimeoutMs, this.clock, call) : call(ctx);
+  private invokeWatcher(watcher: ResourceWatcher, work: WatcherWork): Promise<void> | void {
+    const ctx = this.handlerContext(work.object, work.type === 'event' && work.initialList);
+    if (this.handlerTimeoutMs > 0) return callWithTimeout(ctx, this.handlerTimeoutMs, this.clock, (timed) => callWatcherMethod(watcher, timed, work));
+    return callWatcherMethod(watcher, ctx, work);
   }
 
-  private endEvent(metrics: BoundEventMetrics, started: number, now: number, span: Span | undefined): void {
-    metrics.ongoingEvents.dec();
-    metrics.eventDuration.observe((now - started) / 1000);
-    if (span !== undefined) endSpan(span);
+  /** Calls `reconciler` with `request` (in `span` when tracing). */
+  private startReconciler(reconciler: Reconciler, request: ReconcileRequest, object: KubeObject, span: Span | undefined): Promise<ReconcileResult> | ReconcileResult {
+    return span === undefined ? this.invokeReconciler(reconciler, request, object) : runInSpan(span, () => this.invokeReconciler(reconciler, request, object));
+  }
+
+  private invokeReconciler(reconciler: Reconciler, request: ReconcileRequest, object: KubeObject): Promise<ReconcileResult> | ReconcileResult {
+    const ctx = this.handlerContext(object, false);
+    if (this.handlerTimeoutMs > 0) return callWithTimeout(ctx, this.handlerTimeoutMs, this.clock, (timed) => reconciler.reconcile(timed, request));
+    return reconciler.reconcile(ctx, request);
+  }
+
+  /** The context of one handler call about `object`: the controller's signal (see `handlerTimeoutMs` for a deadline of its own). */
+  private handlerContext(object: KubeObject, initialList: boolean): ObjectHandlerContext {
+    return new ObjectHandlerContext(this.lifecycle.ctx.signal, this.logger, object, initialList || undefined);
+  }
+
+  /** The error a failed call's span records: none on success or when only the shutdown's abort ended it. */
+  private spanError(failure: Failure | undefined, fallback: string): unknown {
+    if (failure === undefined || this.lifecycle.isShutdownAbort(failure.error)) return undefined;
+    return failure.error ?? new Error(fallback);
   }
 
   /** A watcher of the event failed: the event span records it (unless it is only the shutdown's abort). */
-  private recordFailure(span: Span | undefined, error: unknown): void {
-    if (span !== undefined && !this.lifecycle.isShutdownAbort(error)) recordSpanError(span, error ?? new Error('handler failed'));
+  private recordFailure(span: Span, error: unknown): void {
+    if (!this.lifecycle.isShutdownAbort(error)) recordSpanError(span, error ?? new Error('handler failed'));
   }
 
   /**
-   * Calls a watcher for an event (`retry` undefined, attempt 0) or a retry entry; schedules its retry
-   * on failure. Returns the end time, or a promise of it when the handler's promise was pending.
+   * A watcher call ended: its duration, and on `failure` (unless the shutdown aborted it) its count,
+   * its report and its retry per the retry policy. Returns the end time.
    */
-  private callWatcher(
-    handler: ResourceWatcher,
-    kind: string,
-    action: ResourceAction,
-    object: KubeObject,
-    old: KubeObject | undefined,
-    metrics: BoundEventMetrics,
-    retry: WatcherRetry | undefined,
-    started: number,
-  ): number | Promise<number> {
-    const span = this.startSpan(retry !== undefined ? SpanNames.controllerRetry : eventSpanName[action], object);
-    metrics.ongoingProcesses.inc();
-    let pending: Promise<void> | undefined;
-    try {
-      pending = this.startWatcher(handler, action, old, object, span);
-    } catch (err) {
-      return this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, true, err);
-    }
-    if (pending === undefined) return this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, false, undefined);
-    return pending.then(
-      () => this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, false, undefined),
-      (err: unknown) => this.watcherDone(handler, kind, action, object, old, metrics, retry, started, span, true, err),
-    );
-  }
-
-  private watcherDone(
-    handler: ResourceWatcher,
-    kind: string,
-    action: ResourceAction,
-    object: KubeObject,
-    old: KubeObject | undefined,
-    metrics: BoundEventMetrics,
-    retry: WatcherRetry | undefined,
-    started: number,
-    span: Span | undefined,
-    failed: boolean,
-    error: unknown,
-  ): number {
+  private watcherEnded(watcher: ResourceWatcher, work: WatcherWork, startedAt: number, failure: Failure | undefined): number {
     const now = performance.now();
+    const metrics = work.metrics;
     metrics.ongoingProcesses.dec();
-    metrics.watcherDuration.observe((now - started) / 1000);
-    if (!failed) {
-      if (span !== undefined) endSpan(span);
-      return now;
-    }
-    // Gave up because the shutdown aborted its signal (however wrapped): not an error.
-    const aborted = this.lifecycle.isShutdownAbort(error);
-    if (span !== undefined) endSpan(span, aborted ? undefined : (error ?? new Error('handler failed')));
-    if (aborted) return now;
+    metrics.watcherDuration.observe((now - startedAt) / 1000);
+    if (failure === undefined || this.lifecycle.isShutdownAbort(failure.error)) return now;
+    const error = failure.error;
     metrics.watcherErrors.inc();
-    const attempt = retry !== undefined ? retry.attempt + 1 : 0;
+    const attempt = work.type === 'watcher' ? work.attempt + 1 : 0;
     const [again, delayMs] = this.decideRetry(error, attempt);
-    this.report(error, { resourceKind: kind, objectKey: objectKey(object), action, source: 'watcher', attempt, retryAfterMs: again ? delayMs : undefined });
-    if (again) this.scheduleRetry({ type: 'watcher', handler, kind, action, object, old, attempt, error, metrics }, delayMs, 'error');
+    this.report(error, { resourceKind: work.kind, objectKey: objectKey(work.object), action: work.action, source: 'watcher', attempt, retryAfterMs: again ? delayMs : undefined });
+    if (again) {
+      const { kind, action, object, old } = work;
+      this.scheduleRetry({ type: 'watcher', handler: watcher, kind, action, object, old, attempt, error, metrics }, delayMs, 'error');
+    }
     return now;
   }
 
   /**
-   * Calls a reconciler for an event (`retry` undefined) or a retry entry; applies `state`,
-   * `requeueAfter` and the retry policy. Returns the end time, or a promise of it.
+   * A reconciler call ended with `result` or `failure`: its duration, and unless the shutdown aborted
+   * it, `requeueAfter` (which wins over an error and keeps the attempt) or the retry policy on failure.
+   * The result's state replaces the request's state for every later retry. Returns the end time.
    */
-  private callReconciler(
-    handler: Reconciler,
-    kind: string,
-    action: ResourceAction,
-    object: KubeObject,
-    request: ReconcileRequest,
-    metrics: BoundEventMetrics,
-    retry: ReconcilerRetry | undefined,
-    started: number,
-  ): number | Promise<number> {
-    const span = this.startSpan(retry !== undefined ? SpanNames.controllerRetry : SpanNames.controllerEventReconcile, object);
-    const call = (ctx: HandlerContext): Promise<ReconcileResult> | ReconcileResult => handler.reconcile(ctx, request);
-    metrics.ongoingProcesses.inc();
-    let pending: Promise<ReconcileResult> | ReconcileResult;
-    try {
-      pending = span === undefined ? this.callHandler(object, call) : runInSpan(span, () => this.callHandler(object, call));
-    } catch (err) {
-      return this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, true, err);
-    }
-    if (!isPromiseLike(pending)) return this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, false, pending);
-    return pending.then(
-      (result) => this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, false, result),
-      (err: unknown) => this.reconcilerDone(handler, kind, action, object, request, metrics, retry, started, span, true, err),
-    );
-  }
-
-  /** `outcome` is the result when the call succeeded, the error when it `failed`. */
-  private reconcilerDone(
-    handler: Reconciler,
-    kind: string,
-    action: ResourceAction,
-    object: KubeObject,
-    request: ReconcileRequest,
-    metrics: BoundEventMetrics,
-    retry: ReconcilerRetry | undefined,
-    started: number,
-    span: Span | undefined,
-    failed: boolean,
-    outcome: unknown,
-  ): number {
+  private reconcilerEnded(reconciler: Reconciler, work: ReconcilerWork, startedAt: number, result: ReconcileResult | undefined, failure: Failure | undefined): number {
     const now = performance.now();
-    let result: ReconcileResult | undefined;
-    let error: unknown;
-    if (!failed) result = outcome as ReconcileResult | undefined;
-    else if (isReconcileError(outcome)) {
-      result = outcome.result;
-      error = outcome.cause;
-    } else error = outcome;
+    const metrics = work.metrics;
     metrics.ongoingProcesses.dec();
-    metrics.reconcilerDuration.observe((now - started) / 1000);
-    // Gave up because the shutdown aborted its signal (however wrapped): not an error.
-    const aborted = failed && this.lifecycle.isShutdownAbort(error);
-    if (span !== undefined) endSpan(span, failed && !aborted ? (error ?? new Error('reconcile failed')) : undefined);
-    if (aborted) return now;
-    if (failed) metrics.reconcilerErrors.inc();
-
+    metrics.reconcilerDuration.observe((now - startedAt) / 1000);
+    if (failure !== undefined) {
+      if (this.lifecycle.isShutdownAbort(failure.error)) return now;
+      metrics.reconcilerErrors.inc();
+      result = failure.result;
+    }
     const requeueAfter = result?.requeueAfter;
     const requeueMs = requeueAfter == null ? Number.NaN : toMillis(requeueAfter);
-    if (Number.isNaN(requeueMs) && !failed) return now;
-    // The result's state replaces the request's state for every later retry of this event.
+    if (Number.isNaN(requeueMs) && failure === undefined) return now;
+
+    const error = failure?.error;
+    const request = work.type === 'reconciler' ? work.request : requestOf(work);
     const next: ReconcileRequest = result?.state !== undefined ? { ...request, state: result.state } : request;
-    const key = objectKey(object);
-    const previousAttempt = retry !== undefined ? retry.attempt : 0;
+    const previousAttempt = work.type === 'reconciler' ? work.attempt : 0;
+    const failedAttempt = work.type === 'reconciler' ? work.attempt + 1 : 0;
+    const where = { resourceKind: work.kind, objectKey: objectKey(work.object), action: work.action, source: 'reconciler' } as const;
+    const { kind, action, object } = work;
     if (!Number.isNaN(requeueMs)) {
-      // requeueAfter wins over an error and keeps the attempt: it is not a failure of the policy's count.
-      if (failed) {
-        this.report(error, { resourceKind: kind, objectKey: key, action, source: 'reconciler', attempt: retry !== undefined ? retry.attempt + 1 : 0, retryAfterMs: requeueMs });
-      }
-      this.scheduleRetry(
-        { type: 'reconciler', handler, kind, action, object, request: next, attempt: previousAttempt, error: failed ? error : undefined, metrics },
-        requeueMs,
-        'requeue',
-      );
+      if (failure !== undefined) this.report(error, { ...where, attempt: failedAttempt, retryAfterMs: requeueMs });
+      this.scheduleRetry({ type: 'reconciler', handler: reconciler, kind, action, object, request: next, attempt: previousAttempt, error, metrics }, requeueMs, 'requeue');
       return now;
     }
-    const attempt = retry !== undefined ? retry.attempt + 1 : 0;
-    const [again, delayMs] = this.decideRetry(error, attempt);
-    this.report(error, { resourceKind: kind, objectKey: key, action, source: 'reconciler', attempt, retryAfterMs: again ? delayMs : undefined });
-    if (again) this.scheduleRetry({ type: 'reconciler', handler, kind, action, object, request: next, attempt, error, metrics }, delayMs, 'error');
+    const [again, delayMs] = this.decideRetry(error, failedAttempt);
+    this.report(error, { ...where, attempt: failedAttempt, retryAfterMs: again ? delayMs : undefined });
+    if (again) this.scheduleRetry({ type: 'reconciler', handler: reconciler, kind, action, object, request: next, attempt: failedAttempt, error, metrics }, delayMs, 'error');
     return now;
   }
 
@@ -808,8 +746,9 @@ export class InformerController {
    * so that a retry, which runs after this event, never hands the handler an older state than the one
    * it is about to see (a mirroring handler would otherwise end on the stale state).
    */
-  private dequeueRetries(key: string, handler: ResourceWatcher | Reconciler, action: ResourceAction, object: KubeObject, metrics: BoundEventMetrics): void {
+  private dequeueRetries(key: string, handler: ResourceWatcher | Reconciler, event: EventItem): void {
     if (!this.scheduler.hasPending(key) && this.queue.queuedItems(key).length === 0) return;
+    const { action, object, metrics } = event;
     const policy = this.retryDequeuePolicy;
     const drop = (item: WorkItem): boolean => {
       if (item.type === 'event' || item.handler !== handler) return false;
@@ -849,22 +788,28 @@ export class InformerController {
 
 }
 
-/** Calls the method of `handler` for `action`. */
-function invokeWatcher(handler: ResourceWatcher, ctx: HandlerContext, action: ResourceAction, old: KubeObject | undefined, object: KubeObject): Promise<void> {
-  return action === 'CREATE' ? handler.add(ctx, object) : action === 'UPDATE' ? handler.update(ctx, old ?? object, object) : handler.delete(ctx, object);
+/** Calls the method of `watcher` for the work's action. */
+function callWatcherMethod(watcher: ResourceWatcher, ctx: HandlerContext, work: WatcherWork): Promise<void> {
+  const { action, old, object } = work;
+  return action === 'CREATE' ? watcher.add(ctx, object) : action === 'UPDATE' ? watcher.update(ctx, old ?? object, object) : watcher.delete(ctx, object);
+}
+
+/** The request a reconciler gets for an event: a resync (the same object again) is `Resynced`. */
+function requestOf(event: EventItem): ReconcileRequest {
+  const { action, old, object } = event;
+  const resynced = action === 'UPDATE' && old !== undefined && isResync(old, object);
+  return { action: resynced ? ReconcileAction.Resynced : reconcileActionFromResourceAction(action), object };
+}
+
+/** A reconciler's failure: a `ReconcileError` carries a result besides its cause. */
+function reconcileFailure(error: unknown): Failure {
+  return isReconcileError(error) ? { error: error.cause, result: error.result } : { error };
 }
 
 /** A handler typed to return a promise may still return a plain value (plain JavaScript callers). */
 function isPromiseLike<R>(value: Promise<R> | R): value is Promise<R> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
-
-/** A retry's continuation as the queue wants it: undefined when it finished synchronously. */
-function settled(done: number | Promise<number>): Promise<void> | undefined {
-  return typeof done === 'number' ? undefined : done.then(ignore);
-}
-
-function ignore(): void {}
 
 /** The queue key of an object of a kind: one queue per object, shared by every informer of the kind. */
 function queueKey(kind: string, object: KubeObject): string {
