@@ -22,7 +22,7 @@ import { InformerCacheMetrics } from '../observability/informer-cache-metrics.js
 import { QueueMetrics } from '../observability/queue-metrics.js';
 import { resourceKindKey, unmatchedRegistrations } from './registration-key.js';
 import type { ResourceKindKey } from './registration-key.js';
-import type { BoundEventMetrics, PrometheusCollector } from '../observability/metrics.js';
+import type { BoundEventMetrics, KindEventMetrics, PrometheusCollector } from '../observability/metrics.js';
 import type { Reconciler, ReconcileRequest, ReconcileResult } from '../handlers/reconciler.js';
 import type { HandlerContext, ResourceWatcher } from '../handlers/resource-watcher.js';
 import { PredicateFilter } from './predicates.js';
@@ -294,7 +294,8 @@ export class InformerController {
     this.cacheMetrics = new InformerCacheMetrics({ clock, namespace: config.metricsNamespace });
     this.queue = new WorkQueue<WorkItem>({
       maxConcurrentWorkers: config.maxConcurrentWorkers,
-      process: this.queueMetrics.wrap(this.process),
+      process: this.process,
+      metrics: this.queueMetrics,
       coalesce: coalesceUpdates,
       onError: (err) => this.report(err, { source: 'controller' }),
       clock,
@@ -302,10 +303,7 @@ export class InformerController {
     this.scheduler = new RetryScheduler<RetryEntry>({
       clock,
       resolutionMs: RETRY_TIMER_RESOLUTION_MS,
-      onDue: (key, entry) => {
-        this.queueMetrics.queued(entry);
-        this.queue.add(key, entry, entry.priority);
-      },
+      onDue: (key, entry) => this.queue.add(key, entry, entry.priority),
     });
     this.metrics.setSources(
       () => this.queue.depth,
@@ -470,37 +468,39 @@ export class InformerController {
     return first === undefined ? [] : first.collectors();
   }
 
-  /** Adds from the informer's initial list and resyncs wait behind fresh changes (`LOW_PRIORITY`). */
+  /** The handler a registration adds to its informer: it only queues (see {@link enqueue}). */
   private enqueueHandler(kind: string, informer: Informer): ResourceWatcher {
+    const registration = new Registration(kind, informer, this.metrics);
     return {
       add: (_ctx, object) => {
-        const initialList = !informer.hasSynced();
-        this.enqueue(kind, 'CREATE', undefined, object, initialList ? LOW_PRIORITY : undefined, initialList);
+        this.enqueue(registration, 'CREATE', undefined, object);
         return HANDLED;
       },
       update: (_ctx, old, object) => {
-        this.enqueue(kind, 'UPDATE', old, object, isResync(old, object) ? LOW_PRIORITY : undefined);
+        this.enqueue(registration, 'UPDATE', old, object);
         return HANDLED;
       },
       delete: (_ctx, object) => {
-        this.enqueue(kind, 'DELETE', undefined, object);
+        this.enqueue(registration, 'DELETE', undefined, object);
         return HANDLED;
       },
     };
   }
 
-  private enqueue(kind: string, action: ResourceAction, old: KubeObject | undefined, object: KubeObject, priority?: number, initialList = false): void {
-    // The `kind` label is the object's kind, as upstream (`obj.GetStaticMetadata().Kind`), not the registration string.
-    const metrics = this.metrics.forEvent(typeof object?.kind === 'string' && object.kind !== '' ? object.kind : kind, action);
+  /** Queues an event; adds from the informer's initial list and resyncs wait behind fresh changes (`LOW_PRIORITY`). */
+  private enqueue(registration: Registration, action: ResourceAction, old: KubeObject | undefined, object: KubeObject): void {
+    const kind = registration.kind;
+    const metrics = registration.metricsOf(object, action);
     metrics.events.inc();
     // Bad input is reported, never thrown into the informer.
     if (object == null || typeof object.metadata !== 'object' || object.metadata === null) {
       this.report(ErrNilObject, { resourceKind: kind, action, source: 'controller' });
       return;
     }
+    const initialList = action === 'CREATE' && !registration.informer.hasSynced();
+    const lowPriority = initialList || (action === 'UPDATE' && old !== undefined && isResync(old, object));
     const item: EventItem = { type: 'event', kind, action, old, object, metrics, trace: tracingEnabled() ? context.active() : undefined, initialList };
-    this.queueMetrics.queued(item);
-    if (this.queue.add(queueKey(kind, object), item, priority) === 'coalesced') metrics.coalesced.inc();
+    if (this.queue.add(queueKey(kind, object), item, lowPriority ? LOW_PRIORITY : undefined) === 'coalesced') metrics.coalesced.inc();
   }
 
   private startInformer(informer: Informer, kind: string): void {
@@ -809,6 +809,32 @@ function reconcileFailure(error: unknown): Failure {
 /** A handler typed to return a promise may still return a plain value (plain JavaScript callers). */
 function isPromiseLike<R>(value: Promise<R> | R): value is Promise<R> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
+/** One informer added for a kind, as its event handler needs it. */
+class Registration {
+  private labelKind = '';
+  private byAction: KindEventMetrics | undefined;
+
+  constructor(
+    readonly kind: string,
+    readonly informer: Informer,
+    private readonly metrics: ControllerMetrics,
+  ) {}
+
+  /**
+   * The metric children of an event. Their `kind` label is the object's kind, as upstream
+   * (`obj.GetStaticMetadata().Kind`), not the registration string; the objects of one informer share
+   * it, so the children are looked up again only when it changes.
+   */
+  metricsOf(object: KubeObject | undefined, action: ResourceAction): BoundEventMetrics {
+    const kind = typeof object?.kind === 'string' && object.kind !== '' ? object.kind : this.kind;
+    if (this.byAction === undefined || kind !== this.labelKind) {
+      this.labelKind = kind;
+      this.byAction = this.metrics.forKind(kind);
+    }
+    return this.byAction[action];
+  }
 }
 
 /** The queue key of an object of a kind: one queue per object, shared by every informer of the kind. */
