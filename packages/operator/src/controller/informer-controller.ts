@@ -521,6 +521,9 @@ export class InformerController {
   // --- worker side ---
   // Plain async code: one async function per event or retry. A handler that returns no promise is not
   // awaited; no span is created while tracing is off; a retry entry is built only when a retry is scheduled.
+  // The async function costs a synchronous handler about 0.4 us per event, +3% CPU per event end to end
+  // (median of 5 interleaved ingest runs against the former hand-built continuations): under the 5% bar
+  // for a hand-optimised sync path (docs/benchmarks.md, "InformerController event path").
 
   private readonly process = (key: string, item: WorkItem): Promise<void> | undefined => {
     switch (item.type) {
@@ -671,6 +674,7 @@ export class InformerController {
     const metrics = work.metrics;
     metrics.ongoingProcesses.dec();
     metrics.watcherDuration.observe((now - startedAt) / 1000);
+    // Gave up because the shutdown aborted its signal (however wrapped): not an error.
     if (failure === undefined || this.lifecycle.isShutdownAbort(failure.error)) return now;
     const error = failure.error;
     metrics.watcherErrors.inc();
