@@ -207,9 +207,11 @@ type WatcherWork = EventItem | WatcherRetry;
 type ReconcilerWork = EventItem | ReconcilerRetry;
 
 /** How a handler call failed: what it threw or rejected with, and the result a `ReconcileError` carried. */
-interface Failure {
-  error: unknown;
-  result?: ReconcileResult | undefined;
+class Failure {
+  constructor(
+    readonly error: unknown,
+    readonly result?: ReconcileResult | undefined,
+  ) {}
 }
 
 const NO_WATCHERS: readonly ResourceWatcher[] = [];
@@ -560,7 +562,7 @@ export class InformerController {
           const pending = this.startWatcher(watcher, event, span);
           if (pending !== undefined) await pending;
         } catch (error) {
-          failure = { error };
+          failure = new Failure(error);
           if (span !== undefined) this.recordFailure(span, error);
         }
         now = this.watcherEnded(watcher, event, now, failure);
@@ -570,16 +572,16 @@ export class InformerController {
         metrics.ongoingProcesses.inc();
         // Started in the event span's context: the controller-event-reconcile span is its child.
         const callSpan = span === undefined ? undefined : runInSpan(span, () => startObjectSpan(SpanNames.controllerEventReconcile, event.object));
-        let result: ReconcileResult | undefined;
-        let failure: Failure | undefined;
+        const request = requestOf(event);
+        let outcome: ReconcileResult | Failure | undefined;
         try {
-          const pending = this.startReconciler(reconciler, requestOf(event), event.object, callSpan);
-          result = isPromiseLike(pending) ? await pending : pending;
+          const pending = this.startReconciler(reconciler, request, event.object, callSpan);
+          outcome = isPromiseLike(pending) ? await pending : pending;
         } catch (error) {
-          failure = reconcileFailure(error);
+          outcome = reconcileFailure(error);
         }
-        if (callSpan !== undefined) endSpan(callSpan, this.spanError(failure, 'reconcile failed'));
-        now = this.reconcilerEnded(reconciler, event, now, result, failure);
+        if (callSpan !== undefined) endSpan(callSpan, this.spanError(outcome, 'reconcile failed'));
+        now = this.reconcilerEnded(reconciler, event, request, now, outcome);
       }
     } finally {
       metrics.ongoingEvents.dec();
@@ -598,7 +600,7 @@ export class InformerController {
       const pending = this.startWatcher(retry.handler, retry, span);
       if (pending !== undefined) await pending;
     } catch (error) {
-      failure = { error };
+      failure = new Failure(error);
     }
     if (span !== undefined) endSpan(span, this.spanError(failure, 'handler failed'));
     this.watcherEnded(retry.handler, retry, startedAt, failure);
@@ -609,16 +611,15 @@ export class InformerController {
     const span = this.startSpan(SpanNames.controllerRetry, retry.object);
     retry.metrics.ongoingProcesses.inc();
     const startedAt = performance.now();
-    let result: ReconcileResult | undefined;
-    let failure: Failure | undefined;
+    let outcome: ReconcileResult | Failure | undefined;
     try {
       const pending = this.startReconciler(retry.handler, retry.request, retry.object, span);
-      result = isPromiseLike(pending) ? await pending : pending;
+      outcome = isPromiseLike(pending) ? await pending : pending;
     } catch (error) {
-      failure = reconcileFailure(error);
+      outcome = reconcileFailure(error);
     }
-    if (span !== undefined) endSpan(span, this.spanError(failure, 'reconcile failed'));
-    this.reconcilerEnded(retry.handler, retry, startedAt, result, failure);
+    if (span !== undefined) endSpan(span, this.spanError(outcome, 'reconcile failed'));
+    this.reconcilerEnded(retry.handler, retry, retry.request, startedAt, outcome);
   }
 
   /** A span about `object`, or undefined while tracing is off (no provider: spans would be no-ops). */
@@ -654,10 +655,10 @@ export class InformerController {
     return new ObjectHandlerContext(this.lifecycle.ctx.signal, this.logger, object, initialList || undefined);
   }
 
-  /** The error a failed call's span records: none on success or when only the shutdown's abort ended it. */
-  private spanError(failure: Failure | undefined, fallback: string): unknown {
-    if (failure === undefined || this.lifecycle.isShutdownAbort(failure.error)) return undefined;
-    return failure.error ?? new Error(fallback);
+  /** The error a call's span records, from its `outcome`: none on success or when only the shutdown's abort ended it. */
+  private spanError(outcome: unknown, fallback: string): unknown {
+    if (!(outcome instanceof Failure) || this.lifecycle.isShutdownAbort(outcome.error)) return undefined;
+    return outcome.error ?? new Error(fallback);
   }
 
   /** A watcher of the event failed: the event span records it (unless it is only the shutdown's abort). */
@@ -689,26 +690,25 @@ export class InformerController {
   }
 
   /**
-   * A reconciler call ended with `result` or `failure`: its duration, and unless the shutdown aborted
-   * it, `requeueAfter` (which wins over an error and keeps the attempt) or the retry policy on failure.
-   * The result's state replaces the request's state for every later retry. Returns the end time.
+   * A reconciler call of `request` ended with `outcome` (its result, or its failure): its duration, and
+   * unless the shutdown aborted it, `requeueAfter` (which wins over an error and keeps the attempt) or
+   * the retry policy on failure. The result's state replaces the request's state for every later
+   * retry. Returns the end time.
    */
-  private reconcilerEnded(reconciler: Reconciler, work: ReconcilerWork, startedAt: number, result: ReconcileResult | undefined, failure: Failure | undefined): number {
+  private reconcilerEnded(reconciler: Reconciler, work: ReconcilerWork, request: ReconcileRequest, startedAt: number, outcome: ReconcileResult | Failure | undefined): number {
     const now = performance.now();
     const metrics = work.metrics;
     metrics.ongoingProcesses.dec();
     metrics.reconcilerDuration.observe((now - startedAt) / 1000);
-    if (failure !== undefined) {
-      if (this.lifecycle.isShutdownAbort(failure.error)) return now;
-      metrics.reconcilerErrors.inc();
-      result = failure.result;
-    }
+    const failure = outcome instanceof Failure ? outcome : undefined;
+    if (failure !== undefined && this.lifecycle.isShutdownAbort(failure.error)) return now;
+    if (failure !== undefined) metrics.reconcilerErrors.inc();
+    const result = failure !== undefined ? failure.result : (outcome as ReconcileResult | undefined);
     const requeueAfter = result?.requeueAfter;
     const requeueMs = requeueAfter == null ? Number.NaN : toMillis(requeueAfter);
     if (Number.isNaN(requeueMs) && failure === undefined) return now;
 
     const error = failure?.error;
-    const request = work.type === 'reconciler' ? work.request : requestOf(work);
     const next: ReconcileRequest = result?.state !== undefined ? { ...request, state: result.state } : request;
     const previousAttempt = work.type === 'reconciler' ? work.attempt : 0;
     const failedAttempt = work.type === 'reconciler' ? work.attempt + 1 : 0;
@@ -807,7 +807,7 @@ function requestOf(event: EventItem): ReconcileRequest {
 
 /** A reconciler's failure: a `ReconcileError` carries a result besides its cause. */
 function reconcileFailure(error: unknown): Failure {
-  return isReconcileError(error) ? { error: error.cause, result: error.result } : { error };
+  return isReconcileError(error) ? new Failure(error.cause, error.result) : new Failure(error);
 }
 
 /** A handler typed to return a promise may still return a plain value (plain JavaScript callers). */
