@@ -48,7 +48,7 @@ export type { RetryPolicy, ExponentialBackoffOptions } from './queue/retry-polic
 export { exponentialBackoffRetryPolicy, DefaultRetryPolicy, toMillis } from './queue/retry-policy.js';
 export type { RetryDequeuePolicy } from './queue/retry-dequeue-policy.js';
 export { OpinionatedRetryDequeuePolicy } from './queue/retry-dequeue-policy.js';
-export type { WorkQueueOptions, WorkQueueAddResult } from './queue/work-queue.js';
+export type { WorkQueueOptions, WorkQueueAddResult, WorkQueueMetrics } from './queue/work-queue.js';
 export { WorkQueue, DEFAULT_MAX_CONCURRENT_WORKERS } from './queue/work-queue.js';
 export { DEFAULT_PRIORITY, LOW_PRIORITY } from './queue/ready-queue.js';
 export type { IndexFunc, Indexers } from './informer/cache-indexer.js';
@@ -82,6 +82,7 @@ export type {
   HandlerType,
   RetryReason,
   BoundEventMetrics,
+  KindEventMetrics,
   BoundInformerMetrics,
   InformerRestartReason,
   CounterChild,
@@ -114,7 +115,7 @@ export type { InitialEventsSink } from './informer/streaming-list.js';
 export { INITIAL_EVENTS_END_ANNOTATION, StreamingListIncompleteError, readInitialEvents } from './informer/streaming-list.js';
 export type { SharedInformerScope, SharedInformerFactoryOptions } from './informer/shared-informer-factory.js';
 export { SharedInformerFactory, SharedInformer } from './informer/shared-informer-factory.js';
-export type { QueueMetricsOptions, ProcessFn } from './observability/queue-metrics.js';
+export type { QueueMetricsOptions, ProcessFn, TimedItem } from './observability/queue-metrics.js';
 export { QueueMetrics } from './observability/queue-metrics.js';
 export type { InformerCacheMetricsOptions } from './observability/informer-cache-metrics.js';
 export { InformerCacheMetrics } from './observability/informer-cache-metrics.js';

@@ -699,18 +699,16 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
 
   private async resync(): Promise<void> {
     this.resyncing = true;
+    // A resync is an update, and traced as one (upstream's informer gives it an informer-event-update span).
+    const traceEvents = this.traceEvents;
+    this.traceEvents = tracingEnabled();
     try {
       for (const object of Array.from(this.cache.values())) {
         if (this.ctx.signal.aborted) return;
-        for (const handler of this.handlers) {
-          try {
-            await handler.update(this.ctx, object, object);
-          } catch (error) {
-            this.report(error, 'handler', object);
-          }
-        }
+        await this.fanOut(Op.Update, object, object);
       }
     } finally {
+      this.traceEvents = traceEvents;
       this.resyncing = false;
     }
   }

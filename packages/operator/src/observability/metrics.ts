@@ -73,6 +73,9 @@ export interface BoundEventMetrics {
   retry(handler: HandlerType, reason: RetryReason): void;
 }
 
+/** The per-event children of each event type of one kind. */
+export type KindEventMetrics = Readonly<Record<ResourceAction, BoundEventMetrics>>;
+
 /**
  * The metrics of an `InformerController`: grafana-app-sdk's names and labels (`event_type` is the
  * informer action: CREATE, UPDATE, DELETE) plus retries, handler errors, informer errors, dropped
@@ -106,7 +109,7 @@ export class ControllerMetrics {
   /** `controller_pending_retries`: retries waiting for their time. */
   readonly pendingRetries: Gauge;
 
-  private readonly bound = new Map<string, Partial<Record<ResourceAction, BoundEventMetrics>>>();
+  private readonly bound = new Map<string, KindEventMetrics>();
   /** The local children of each per-event metric, published by the metric's `collect()`. */
   private readonly local = {
     eventsTotal: [] as LocalCounter[],
@@ -253,14 +256,19 @@ export class ControllerMetrics {
     this.pendingSource = pendingRetries;
   }
 
-  /** The children for one kind and event type, bound on first use and cached (looked up per event: no string building). */
+  /** The children for one kind and event type, bound on first use and cached. */
   forEvent(kind: string, eventType: ResourceAction): BoundEventMetrics {
+    return this.forKind(kind)[eventType];
+  }
+
+  /** The children of every event type for one kind, bound on first use and cached: a caller keeps them (no lookup per event). */
+  forKind(kind: string): KindEventMetrics {
     let byType = this.bound.get(kind);
     if (byType === undefined) {
-      byType = {};
+      byType = { CREATE: this.bind(kind, 'CREATE'), UPDATE: this.bind(kind, 'UPDATE'), DELETE: this.bind(kind, 'DELETE') };
       this.bound.set(kind, byType);
     }
-    return (byType[eventType] ??= this.bind(kind, eventType));
+    return byType;
   }
 
   /** Every collector, for registration. */
@@ -301,7 +309,8 @@ export class ControllerMetrics {
       list.push(h);
       return h;
     };
-    const retries = new Map<string, LocalCounter>();
+    // Bound lazily: a series appears once a retry of its kind was scheduled, as for a prom-client child.
+    const retries: Record<HandlerType, Partial<Record<RetryReason, LocalCounter>>> = { watcher: {}, reconciler: {} };
     return {
       events: counter(local.eventsTotal),
       eventDuration: histogram(local.eventDuration, this.eventDuration),
@@ -314,13 +323,7 @@ export class ControllerMetrics {
       droppedRetries: counter(local.droppedRetriesTotal),
       coalesced: counter(local.coalescedEventsTotal),
       retry(handler, reason) {
-        const k = `${handler}/${reason}`;
-        let c = retries.get(k);
-        if (c === undefined) {
-          c = counter(local.retriesTotal, { handler, reason });
-          retries.set(k, c);
-        }
-        c.inc();
+        (retries[handler][reason] ??= counter(local.retriesTotal, { handler, reason })).inc();
       },
     };
   }

@@ -14,12 +14,13 @@
  * machine, of which the two `Date.now()` are half; 1 us with a prom-client `observe` and a set of
  * running items, measured with a synchronous no-op `process`). The wait is counted into a fixed bucket array
  * and handed to prom-client when scraped (a prom-client `observe` hashes its labels on every call,
- * about 0.5 us); only items still running when their `process` returned are tracked, in a small array
- * (at most `maxConcurrentWorkers` long).
+ * about 0.5 us); running items are tracked in a small array (at most `maxConcurrentWorkers` long). A
+ * `WorkQueue` reports to it through its `metrics` option (no promise per item).
  */
 import { Gauge, Histogram } from 'prom-client';
 import type { MetricObjectWithValues, MetricValueWithName } from 'prom-client';
 import type { Clock } from '../clock.js';
+import type { WorkQueueMetrics } from '../queue/work-queue.js';
 import { LATENCY_BUCKETS } from './metrics.js';
 import type { PrometheusCollector } from './metrics.js';
 
@@ -43,7 +44,7 @@ export interface TimedItem {
 export type ProcessFn<K, V> = (key: K, item: V) => Promise<void> | undefined;
 
 /** Queue wait and processing times of one controller. */
-export class QueueMetrics {
+export class QueueMetrics implements WorkQueueMetrics<TimedItem> {
   /** `workqueue_queue_duration_seconds`, read from the queue's own counts when collected. */
   readonly queueDuration: PrometheusCollector;
   readonly unfinishedWork: Gauge<'name'>;
@@ -93,18 +94,38 @@ export class QueueMetrics {
     item.queuedAt = this.clock.now();
   }
 
-  /** `process`, timed: the wait of each item when it starts, and each item as running until it settles. */
+  /** An item starts: its wait is observed, and it counts as running until {@link finished} gets the returned start time. */
+  started(item: TimedItem): number {
+    const startedAt = this.clock.now();
+    if (item.queuedAt !== undefined) {
+      this.waits.observe((startedAt - item.queuedAt) / 1000);
+      item.queuedAt = undefined;
+    }
+    this.running.push(startedAt);
+    return startedAt;
+  }
+
+  /** The item {@link started} at `startedAt` finished. */
+  finished(startedAt: number): void {
+    // Usually the last one pushed (an item that finished synchronously).
+    const i = this.running.lastIndexOf(startedAt);
+    if (i >= 0) this.running.splice(i, 1);
+  }
+
+  /**
+   * `process`, timed: the wait of each item when it starts, and each item as running until it settles.
+   * A `WorkQueue` given these metrics as its `metrics` option does the same without a wrapper.
+   */
   wrap<K, V extends TimedItem>(process: ProcessFn<K, V>): ProcessFn<K, V> {
     return (key, item) => {
-      const startedAt = this.clock.now();
-      if (item.queuedAt !== undefined) {
-        this.waits.observe((startedAt - item.queuedAt) / 1000);
-        item.queuedAt = undefined;
+      const startedAt = this.started(item);
+      let pending: Promise<void> | undefined;
+      try {
+        pending = process(key, item);
+      } finally {
+        if (pending === undefined) this.finished(startedAt);
       }
-      const pending = process(key, item);
-      if (pending === undefined) return undefined;
-      this.running.push(startedAt);
-      return pending.finally(() => this.running.splice(this.running.indexOf(startedAt), 1));
+      return pending?.finally(() => this.finished(startedAt));
     };
   }
 

@@ -7,6 +7,7 @@ import { FakeListWatchClient, FakePatchClient, page, widget as kubeWidget, widge
 import { KubernetesBasedInformer } from '../informer/kubernetes-based-informer.js';
 import { noopLogger } from './logger.js';
 import { newOpinionatedWatcher } from '../handlers/opinionated-watcher.js';
+import { ReconcileAction } from '../handlers/actions.js';
 import { FakeInformer, waitFor, widget } from '../testing/fake-informer.js';
 import { RecordingTracer, TestContextManager } from '../testing/tracing-fakes.test-helper.js';
 import { TRACER_NAME, endSpan, getTracer, objectSpanAttributes, setTracer, startObjectSpan } from './tracing.js';
@@ -155,6 +156,42 @@ describe('tracing', () => {
           ['controller-event-add', 'informer-event-add'],
           ['controller-event-add', 'informer-event-add'],
         ],
+      );
+    } finally {
+      abort.abort();
+      setTracer(original);
+    }
+  });
+
+  test('a resync gets an informer-event-update span, parent of the controller span of the Resynced reconcile', async () => {
+    const tracer = new RecordingTracer();
+    setTracer(tracer);
+    const abort = new AbortController();
+    try {
+      const clock = new VirtualClock();
+      const client = new FakeListWatchClient();
+      client.replyList(page([kubeWidget('cached', '5')], '5')).replyWatch();
+      const informer = new KubernetesBasedInformer(widgetKind, client, 'default', { clock, resyncPeriodMs: 1000, errorHandler: () => {} });
+      const controller = new InformerController({ clock, logger: noopLogger, errorHandler: () => {} });
+      controller.addInformer(informer, 'widgets');
+      const actions: ReconcileAction[] = [];
+      controller.addReconciler({ reconcile: async (_ctx, request) => (actions.push(request.action), {}) }, 'widgets');
+      const running = controller.run(abort.signal);
+      await informer.waitForSync(AbortSignal.timeout(5000));
+      await controller.whenIdle();
+      await clock.advance(1000);
+      await waitFor(() => actions.length === 2);
+      await controller.whenIdle();
+      abort.abort();
+      await running;
+      assert.deepEqual(actions, [ReconcileAction.Created, ReconcileAction.Resynced]);
+      const updates = tracer.spans.filter((s) => s.name === 'informer-event-update');
+      assert.equal(updates.length, 1, 'the resync of the one cached object');
+      assert.deepEqual(updates[0]!.attributes, { 'kind.name': 'Widget', 'kind.group': 'example.com', 'kind.version': 'v1', namespace: 'default', name: 'cached' });
+      assert.ok(updates[0]!.ended);
+      assert.deepEqual(
+        tracer.tree().filter(([name]) => name === 'controller-event-update'),
+        [['controller-event-update', 'informer-event-update']],
       );
     } finally {
       abort.abort();

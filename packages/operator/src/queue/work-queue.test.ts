@@ -51,6 +51,54 @@ describe('WorkQueue', () => {
     assert.equal(maxRunning, 3);
   });
 
+  test('tells its metrics when items are queued (not merged), start and finish, whether they return, resolve, throw or reject', async () => {
+    const log: string[] = [];
+    const started: string[] = [];
+    const gate = deferred();
+    const q = new WorkQueue<string>({
+      onError: () => {},
+      coalesce: (queued, incoming) => (queued.startsWith('merge') && incoming.startsWith('merge') ? `${queued}+${incoming}` : undefined),
+      process: (_key, item) => {
+        if (item === 'sync-throw') throw new Error('x');
+        if (item === 'async') return gate.promise;
+        if (item === 'async-reject') return Promise.reject(new Error('y'));
+        return undefined;
+      },
+      metrics: {
+        queued: (item) => void log.push(`queued ${item}`),
+        started: (item) => (log.push(`started ${item}`), started.push(item)),
+        finished: (token) => void log.push(`finished ${started[token - 1]}`),
+      },
+    });
+    q.add('a', 'sync');
+    q.add('b', 'sync-throw');
+    q.add('c', 'async');
+    q.add('d', 'async-reject');
+    q.add('e', 'merge1');
+    q.add('e', 'merge2');
+    q.start();
+    await waitFor(() => log.includes('finished async-reject'));
+    gate.resolve();
+    await q.whenIdle();
+    assert.deepEqual(log, [
+      'queued sync',
+      'queued sync-throw',
+      'queued async',
+      'queued async-reject',
+      'queued merge1',
+      'started sync',
+      'finished sync',
+      'started sync-throw',
+      'finished sync-throw',
+      'started async',
+      'started async-reject',
+      'started merge1+merge2',
+      'finished merge1+merge2',
+      'finished async-reject',
+      'finished async',
+    ]);
+  });
+
   test('defaults to 10 concurrent workers', () => {
     const q = new WorkQueue<number>({ process: async () => {} });
     assert.equal(q.maxConcurrentWorkers, DEFAULT_MAX_CONCURRENT_WORKERS);

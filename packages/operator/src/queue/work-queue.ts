@@ -26,6 +26,18 @@ export interface WorkQueueOptions<T> {
   onError?: ((err: unknown, key: string, item: T) => void) | undefined;
   /** Clock of the shutdown deadline. Default: `realClock`. */
   clock?: Clock | undefined;
+  /** Told when items enter the queue, start and finish (as client-go's queue metrics provider). Default: none. */
+  metrics?: WorkQueueMetrics<T> | undefined;
+}
+
+/** What a {@link WorkQueue} reports of its items (see `QueueMetrics`). */
+export interface WorkQueueMetrics<T> {
+  /** `item` entered the queue (an item merged into a queued one is not reported: it is never processed). */
+  queued(item: T): void;
+  /** `item` starts processing; the returned token is handed to {@link finished} once it has. */
+  started(item: T): number;
+  /** The item started with `token` finished (returned, resolved, threw or rejected). */
+  finished(token: number): void;
 }
 
 /** What {@link WorkQueue.add} did with an item. */
@@ -77,6 +89,7 @@ export class WorkQueue<T> {
   private readonly coalesceFn: ((queued: T, incoming: T) => T | undefined) | undefined;
   private readonly onError: ((err: unknown, key: string, item: T) => void) | undefined;
   private readonly clock: Clock;
+  private readonly metrics: WorkQueueMetrics<T> | undefined;
   private readonly states = new Map<string, KeyState<T>>();
   private readonly ready = new ReadyQueue<KeyState<T>>();
   private queued = 0;
@@ -95,6 +108,7 @@ export class WorkQueue<T> {
     this.coalesceFn = options.coalesce;
     this.onError = options.onError;
     this.clock = options.clock ?? realClock;
+    this.metrics = options.metrics;
   }
 
   /** Items queued and not started. */
@@ -138,6 +152,7 @@ export class WorkQueue<T> {
       this.states.set(key, fresh);
       this.makeReady(fresh, priority);
       this.queued++;
+      this.metrics?.queued(item);
       this.schedulePump();
       return 'queued';
     }
@@ -148,6 +163,7 @@ export class WorkQueue<T> {
       state.priorities.push(priority);
       this.makeReady(state, priority);
       this.queued++;
+      this.metrics?.queued(item);
       this.schedulePump();
       return 'queued';
     }
@@ -163,6 +179,7 @@ export class WorkQueue<T> {
       items.push(item);
       state.priorities.push(priority);
       this.queued++;
+      this.metrics?.queued(item);
     }
     // A known key is either in `ready` already or processing (and re-queued when done): a waiting
     // key moves up when it gets a higher priority.
@@ -269,22 +286,31 @@ export class WorkQueue<T> {
 
   /** Starts `item`; true when it finished synchronously, else the key is settled when it does. */
   private runItem(state: KeyState<T>, item: T, priority: number): boolean {
-    let pending: Promise<void> | void;
+    const token = this.metrics?.started(item) ?? 0;
+    let pending: Promise<void> | void = undefined;
     try {
       pending = this.processFn(state.key, item, priority);
     } catch (err) {
       this.reportError(err, state.key, item);
+    }
+    if (pending === undefined) {
+      this.metrics?.finished(token);
       return true;
     }
-    if (pending === undefined) return true;
-    pending.then(
-      () => this.settle(state),
-      (err: unknown) => {
-        this.reportError(err, state.key, item);
-        this.settle(state);
-      },
-    );
+    void this.settleWhenDone(state, item, pending, token);
     return false;
+  }
+
+  /** Waits for an asynchronous item (its rejection goes to `onError`), then settles its key. */
+  private async settleWhenDone(state: KeyState<T>, item: T, pending: Promise<void>, token: number): Promise<void> {
+    try {
+      await pending;
+    } catch (err) {
+      this.reportError(err, state.key, item);
+    }
+    this.metrics?.finished(token);
+    this.finish(state);
+    this.pump();
   }
 
   private reportError(err: unknown, key: string, item: T): void {
@@ -293,12 +319,6 @@ export class WorkQueue<T> {
     } catch {
       // An error reporter that throws must not stop the queue.
     }
-  }
-
-  /** An asynchronous item finished: settle its key, start what can start. */
-  private settle(state: KeyState<T>): void {
-    this.finish(state);
-    this.pump();
   }
 
   private finish(state: KeyState<T>): void {
