@@ -444,6 +444,11 @@ export class InformerController {
     return this.lifecycle.synced;
   }
 
+  /** True while warming up or running once every informer has synced (a warm follower's readiness); says nothing about workers. */
+  cachesSynced(): boolean {
+    return this.lifecycle.cachesSynced;
+  }
+
   private startInformers(): void {
     this.informers.rangeAll((kind, _i, informer) => this.startInformer(informer, kind));
   }

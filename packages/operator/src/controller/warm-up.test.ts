@@ -55,6 +55,27 @@ describe('warm-up (warm replicas)', () => {
     await stop();
   });
 
+  test('InformerController and the consul-k8s Controller report cachesSynced once their warming informer synced', async () => {
+    const { clock, informer, controller } = warmableController();
+    const consulInformer = new SlowSyncInformer();
+    const consul = new Controller({ resource: newResource(consulInformer, () => undefined, () => undefined), clock, log: noopLogger });
+    const follow = new AbortController();
+    assert.equal(controller.cachesSynced(), false, 'idle');
+    const warming = [controller.warmUp(follow.signal), consul.warmUp(follow.signal)];
+    await clock.advance(0);
+    assert.equal(controller.cachesSynced(), false, 'the initial list has not ended');
+    assert.equal(consul.cachesSynced(), false, 'the initial list has not ended');
+    informer.markSynced();
+    consulInformer.markSynced();
+    await clock.advance(0);
+    assert.equal(controller.cachesSynced(), true);
+    assert.equal(consul.cachesSynced(), true);
+    assert.equal(controller.hasSynced(), false, 'no workers while warming');
+    follow.abort();
+    await Promise.all(warming);
+    assert.equal(controller.cachesSynced(), false, 'a stopped warm-up');
+  });
+
   test('the consul-k8s front-end warms its informer and upserts nothing until run()', async () => {
     const clock = new VirtualClock();
     const informer = new SlowSyncInformer();

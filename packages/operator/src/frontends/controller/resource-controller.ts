@@ -94,6 +94,11 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this.core?.hasSynced() ?? false;
   }
 
+  /** True while warming up or running once its informer has synced (a warm follower's readiness); says nothing about workers. */
+  cachesSynced(): boolean {
+    return this.core?.cachesSynced() ?? false;
+  }
+
   /** The resourceVersion the informer last saw; '' before it has listed (client-go `LastSyncResourceVersion`). */
   lastSyncResourceVersion(): string {
     return this.informer?.lastSyncResourceVersion() ?? '';
