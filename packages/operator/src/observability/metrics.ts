@@ -12,6 +12,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { LabelValues, Metric } from 'prom-client';
 import type { ResourceAction } from '../handlers/actions.js';
+import { BucketCounts } from './bucket-counts.js';
 
 /** A prom-client collector, as returned by `prometheusCollectors()` (register with `registry.registerMetric`). */
 export type PrometheusCollector = Metric;
@@ -377,42 +378,31 @@ class LocalGauge implements GaugeChild {
  * the last scrape to prom-client's series for the same labels.
  */
 class LocalHistogram implements HistogramChild {
-  private readonly counts: Float64Array;
-  private sum = 0;
-  private count = 0;
+  private readonly recorded: BucketCounts;
   constructor(
     readonly labels: LabelValues<string>,
-    private readonly bounds: readonly number[],
+    bounds: readonly number[],
   ) {
-    this.counts = new Float64Array(bounds.length);
+    this.recorded = new BucketCounts(bounds);
   }
 
   observe(value: number): void {
     if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
-    const bounds = this.bounds;
-    for (let i = 0; i < bounds.length; i++) {
-      if (value <= bounds[i]!) {
-        this.counts[i]!++;
-        break;
-      }
-    }
-    this.sum += value;
-    this.count++;
+    this.recorded.observe(value);
   }
 
   publishTo(histogram: Histogram<string>): void {
-    if (this.count === 0) return;
+    const recorded = this.recorded;
+    if (recorded.count === 0) return;
     const series = promClientSeries(histogram, this.labels);
     if (series === undefined) return; // not after histogramMergeSupported() said yes
-    const bounds = this.bounds;
+    const bounds = recorded.bounds;
     for (let i = 0; i < bounds.length; i++) {
-      series.bucketValues[bounds[i]!] = (series.bucketValues[bounds[i]!] ?? 0) + this.counts[i]!;
-      this.counts[i] = 0;
+      series.bucketValues[bounds[i]!] = (series.bucketValues[bounds[i]!] ?? 0) + recorded.counts[i]!;
     }
-    series.sum += this.sum;
-    series.count += this.count;
-    this.sum = 0;
-    this.count = 0;
+    series.sum += recorded.sum;
+    series.count += recorded.count;
+    recorded.reset();
   }
 }
 

@@ -23,6 +23,7 @@ import type { Clock } from '../clock.js';
 import type { WorkQueueMetrics } from '../queue/work-queue.js';
 import { LATENCY_BUCKETS } from './metrics.js';
 import type { PrometheusCollector } from './metrics.js';
+import { BucketCounts } from './bucket-counts.js';
 
 /** Options of {@link QueueMetrics}. */
 export interface QueueMetricsOptions {
@@ -132,28 +133,6 @@ export class QueueMetrics implements WorkQueueMetrics<TimedItem> {
   /** Every collector, for registration. */
   collectors(): PrometheusCollector[] {
     return [this.queueDuration, this.unfinishedWork, this.longestRunning] as PrometheusCollector[];
-  }
-}
-
-/** Observations counted into fixed buckets (bucket i: values <= bounds[i] and > bounds[i-1]), with sum and count. */
-class BucketCounts {
-  readonly counts: Float64Array;
-  sum = 0;
-  count = 0;
-  constructor(readonly bounds: readonly number[]) {
-    this.counts = new Float64Array(bounds.length);
-  }
-
-  observe(value: number): void {
-    const bounds = this.bounds;
-    for (let i = 0; i < bounds.length; i++) {
-      if (value <= bounds[i]!) {
-        this.counts[i]!++;
-        break;
-      }
-    }
-    this.sum += value;
-    this.count++;
   }
 }
 
