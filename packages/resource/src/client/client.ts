@@ -25,6 +25,15 @@ export interface ClientOptions {
   retry?: RequestRetryOptions | false | undefined;
 }
 
+/** One request of a {@link Client}: what `#call` sends (its options come apart). */
+interface ApiCall {
+  method: HttpMethod;
+  path: string;
+  query?: QueryParams | undefined;
+  body?: string | undefined;
+  contentType?: string | undefined;
+}
+
 /**
  * A typed client for one kind: the Kubernetes REST verbs over a {@link Transport}. Failures reject with typed
  * errors: `ApiError` for answers of the server (see the `isNotFound`, `isConflict`... guards), `NetworkError`
@@ -50,13 +59,13 @@ export class Client<T extends KubeObject = KubeObject> {
 
   /** Reads one object. */
   async get(id: Identifier, options: RequestOptions = {}): Promise<T> {
-    const res = await this.#call('GET', this.#objectPath(id), undefined, undefined, undefined, options);
+    const res = await this.#call({ method: 'GET', path: this.#objectPath(id) }, options);
     return this.#decodeObject(res);
   }
 
   /** Reads one page of objects; namespace '' lists all namespaces (and is the only choice for cluster-scoped kinds). */
   async list(namespace: string, options: ListOptions = {}): Promise<ListObject<T>> {
-    const res = await this.#call('GET', this.#paths.collection(namespace), listQuery(options), undefined, undefined, options);
+    const res = await this.#call({ method: 'GET', path: this.#paths.collection(namespace), query: listQuery(options) }, options);
     return this.#decodeList(res);
   }
 
@@ -125,14 +134,14 @@ export class Client<T extends KubeObject = KubeObject> {
   /** Creates an object in `obj.metadata.namespace`. */
   async create(obj: T, options: WriteOptions = {}): Promise<T> {
     const path = this.#paths.collection(this.#namespaceOf(obj.metadata.namespace));
-    const res = await this.#call('POST', path, writeQuery(options), JSON.stringify(obj), 'application/json', options);
+    const res = await this.#call({ method: 'POST', path, query: writeQuery(options), body: JSON.stringify(obj), contentType: 'application/json' }, options);
     return this.#decodeObject(res);
   }
 
   /** Replaces an object (PUT); `options.subresource` targets a subresource instead. */
   async update(obj: T, options: WriteOptions = {}): Promise<T> {
     const path = this.#objectPath(identifierOfObject(obj), options.subresource);
-    const res = await this.#call('PUT', path, writeQuery(options), JSON.stringify(obj), 'application/json', options);
+    const res = await this.#call({ method: 'PUT', path, query: writeQuery(options), body: JSON.stringify(obj), contentType: 'application/json' }, options);
     return this.#decodeObject(res);
   }
 
@@ -166,7 +175,7 @@ export class Client<T extends KubeObject = KubeObject> {
       query.force = patch.force ? true : undefined;
     }
     const path = this.#objectPath(id, options.subresource);
-    const res = await this.#call('PATCH', path, query, JSON.stringify(body), contentType, options);
+    const res = await this.#call({ method: 'PATCH', path, query, body: JSON.stringify(body), contentType }, options);
     return this.#decodeObject(res);
   }
 
@@ -200,21 +209,15 @@ export class Client<T extends KubeObject = KubeObject> {
       propagationPolicy: options.propagationPolicy,
       gracePeriodSeconds: options.gracePeriodSeconds,
     });
-    const res = await this.#call('DELETE', this.#objectPath(id), undefined, body, 'application/json', options);
+    const res = await this.#call({ method: 'DELETE', path: this.#objectPath(id), body, contentType: 'application/json' }, options);
     if (res.body.trim() === '') return undefined;
     const value = this.#parseObject(res.body);
     if (value.kind === 'Status') return undefined;
     return this.#fill(value as T);
   }
 
-  async #call(
-    method: HttpMethod,
-    path: string,
-    query: QueryParams | undefined,
-    body: string | undefined,
-    contentType: string | undefined,
-    options: RequestOptions,
-  ): Promise<TransportResponse> {
+  async #call(call: ApiCall, options: RequestOptions): Promise<TransportResponse> {
+    const { method, path, query, body, contentType } = call;
     const once = async (): Promise<TransportResponse> => {
       const res = await this.#transport.request({ method, path, query, body, contentType, signal: options.signal, timeoutMs: options.timeoutMs });
       if (res.status < 200 || res.status >= 300) throw this.#explainNotServed(apiErrorFromResponse(res.status, res.headers, res.body), method, path);

@@ -126,6 +126,27 @@ interface DelayedRequest {
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
+/** A key taken from the queue, with its request and priority. */
+interface QueuedRequest {
+  key: string;
+  request: Request;
+  priority: number;
+}
+
+/** How a reconcile ended: its result, or what it threw. */
+type ReconcileEnd = { failed: false; result: Result | undefined } | { failed: true; error: unknown };
+
+/** Where an error was seen, for the error handler. */
+interface ErrorSite {
+  /** The object's key; '' when none. */
+  key?: string;
+  source: ErrorHandlerContext['source'];
+  /** Failed attempts of the key so far; 0 when not a reconcile. */
+  attempt?: number;
+  retryAfterMs?: number | undefined;
+  phase?: ErrorHandlerContext['phase'];
+}
+
 /**
  * A level-based controller (controller-runtime `controller.Controller`). Create it with
  * {@link newController}; run it alone or add it to an `Operator`.
@@ -186,7 +207,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       maxConcurrentWorkers: options.maxConcurrentReconciles ?? DEFAULT_MAX_CONCURRENT_WORKERS,
       process: this.process,
       coalesce: (queued) => queued,
-      onError: (err) => this.report(err, '', 'controller', 0, undefined),
+      onError: (err) => this.report(err, { source: 'controller' }),
       clock: this.clock,
     });
     this.scheduler = new RetryScheduler<DelayedRequest>({
@@ -203,7 +224,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     this.predicateFilter = new PredicateFilter({
       controller: this.name,
       namespace: options.metricsNamespace,
-      onError: (err, event) => this.report(err, event.object?.metadata ? objectKey(event.object) : '', 'controller', 0, undefined),
+      onError: (err, event) => this.report(err, { key: event.object?.metadata ? objectKey(event.object) : '', source: 'controller' }),
     });
     this.informer.addEventHandler(this.filtered(options.predicates, this.objectHandler(), this.informer));
     this.informers = [this.informer];
@@ -298,7 +319,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   }
 
   private startInformers(): void {
-    for (const informer of this.informers) this.lifecycle.runInformer(informer, (err) => this.report(err, '', 'informer', 0, undefined));
+    for (const informer of this.informers) this.lifecycle.runInformer(informer, (err) => this.report(err, { source: 'informer' }));
   }
 
   // --- sources: synchronous and cheap, they only enqueue ---
@@ -312,7 +333,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     const informer = this.informer;
     const enqueue = (object: KubeObject, priority: number): Promise<void> => {
       // Bad input is reported, never thrown into the informer.
-      if (object == null || typeof object.metadata !== 'object' || object.metadata === null) this.report(ErrNilObject, '', 'controller', 0, undefined);
+      if (object == null || typeof object.metadata !== 'object' || object.metadata === null) this.report(ErrNilObject, { source: 'controller' });
       else this.add(objectKey(object), { namespace: object.metadata.namespace ?? '', name: object.metadata.name }, priority);
       return RESOLVED;
     };
@@ -329,7 +350,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       try {
         requests = source.map(object);
       } catch (err) {
-        this.report(err, object?.metadata ? objectKey(object) : '', 'controller', 0, undefined);
+        this.report(err, { key: object?.metadata ? objectKey(object) : '', source: 'controller' });
         return;
       }
       for (const r of requests) this.enqueue(r, { priority });
@@ -376,7 +397,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   private readonly informerErrorHandler = (error: unknown, context: InformerErrorContext): void => {
     if (this.lifecycle.isShutdownAbort(error)) return;
     const object = context.object;
-    this.report(error, object?.metadata?.name !== undefined ? objectKey(object) : '', 'informer', 0, undefined, context.phase);
+    this.report(error, { key: object?.metadata?.name !== undefined ? objectKey(object) : '', source: 'informer', phase: context.phase });
   };
 
   // --- workers ---
@@ -391,27 +412,25 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     const span = this.startSpan(request);
     this.metrics.activeWorkers.inc();
     const started = performance.now();
-    let result: Result | undefined;
-    let failed = false;
-    let error: unknown;
+    let end: ReconcileEnd;
     try {
       const { signal, logger } = this.lifecycle.ctx;
       const ctx = { signal, logger: withAttributes(logger, { kind: this.kind.kind, object: identifierKey(request) }) };
-      result = await runInSpan(span, () => this.reconciler.reconcile(ctx, request));
+      end = { failed: false, result: await runInSpan(span, () => this.reconciler.reconcile(ctx, request)) };
     } catch (err) {
-      failed = true;
-      error = err;
+      end = { failed: true, error: err };
     }
     this.metrics.activeWorkers.dec();
     this.metrics.reconcileTime.observe((performance.now() - started) / 1000);
-    endSpan(span, failed && !this.lifecycle.isShutdownAbort(error) ? (error ?? new Error('reconcile failed')) : undefined);
-    this.settle(key, request, priority, result, failed, error);
+    endSpan(span, end.failed && !this.lifecycle.isShutdownAbort(end.error) ? (end.error ?? new Error('reconcile failed')) : undefined);
+    this.settle({ key, request, priority }, end);
   };
 
   /** The one place that decides what follows a reconcile (controller-runtime's `reconcileHandler`). */
-  private settle(key: string, request: Request, priority: number, result: Result | undefined, failed: boolean, error: unknown): void {
+  private settle({ key, request, priority }: QueuedRequest, end: ReconcileEnd): void {
     let outcome: ReconcileOutcome;
-    if (failed) {
+    if (end.failed) {
+      const error = end.error;
       // Gave up because the shutdown aborted its signal: expected, neither counted, reported nor requeued.
       if (this.lifecycle.isShutdownAbort(error)) return;
       outcome = 'error';
@@ -419,16 +438,17 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       if (isTerminalError(error)) {
         // Not requeued, and (as upstream) the backoff is not forgotten either: the key's next failure backs off further.
         this.metrics.terminalErrors.inc();
-        this.report(error, key, 'reconciler', this.rateLimiter.numRequeues(key), undefined);
+        this.report(error, { key, source: 'reconciler', attempt: this.rateLimiter.numRequeues(key) });
       } else {
         const attempt = this.rateLimiter.numRequeues(key);
         const delayMs = this.rateLimiter.when(key);
         this.metrics.retries.inc();
-        this.report(error, key, 'reconciler', attempt, delayMs);
+        this.report(error, { key, source: 'reconciler', attempt, retryAfterMs: delayMs });
         // A retry keeps the priority of the request that failed.
         this.addAfter(key, request, delayMs, priority);
       }
     } else {
+      const result = end.result;
       const afterMs = requeueAfterMs(result);
       const requeuePriority = typeof result?.priority === 'number' && Number.isFinite(result.priority) ? result.priority : priority;
       if (afterMs > 0) {
@@ -462,14 +482,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     return span;
   }
 
-  private report(
-    error: unknown,
-    key: string,
-    source: ErrorHandlerContext['source'],
-    attempt: number,
-    retryAfterMs: number | undefined,
-    phase?: ErrorHandlerContext['phase'],
-  ): void {
+  private report(error: unknown, { key = '', source, attempt = 0, retryAfterMs, phase }: ErrorSite): void {
     const ctx: ErrorHandlerContext = {
       signal: this.lifecycle.ctx.signal,
       logger: this.logger,
