@@ -1,7 +1,6 @@
 /** CustomResourceDefinitions as served types: a stored CRD registers its type, a removed one takes its objects with it. */
 import type { KubeObject } from '@kubeloop/resource';
 import { crdType, customResourceType, storeKeyOfCrd } from '../types/crd-resource.js';
-import { forgetSchemaValidators } from '../types/crd-schema.js';
 import { cloneJson, jsonEqual } from '../json-value.js';
 import { canonicalObject } from './object-meta.js';
 import { storeKeyOf } from '../types/resource-type.js';
@@ -13,7 +12,6 @@ const crdStoreKey = storeKeyOf(crdType);
 export function registerCrd(ctx: ObjectContext, crd: KubeObject, previousCrd: KubeObject | undefined): void {
   const storeKey = storeKeyOfCrd(crd);
   const previous = ctx.registry.byStoreKey(storeKey);
-  if (previousCrd?.metadata.uid) forgetSchemaValidators(previousCrd.metadata.uid);
   const type = customResourceType(crd);
   ctx.store.ensureTable(storeKey);
   ctx.registry.add(type);
@@ -43,7 +41,6 @@ export async function unregisterCrd(ctx: ObjectContext, crd: KubeObject): Promis
   ctx.registry.remove(storeKey);
   ctx.types.typeRemoved(storeKey);
   ctx.store.dropTable(storeKey);
-  if (crd.metadata.uid) forgetSchemaValidators(crd.metadata.uid);
 }
 
 /** Re-registers the types of stored CRDs (after a replay). */

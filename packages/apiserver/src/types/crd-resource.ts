@@ -13,7 +13,7 @@ import { allVerbs, storeKeyOf } from './resource-type.js';
 import type { DecodeResult, PrinterColumn, ResourceType, ScaleSubresource } from './resource-type.js';
 import { invalidValue, requiredValue, unsupportedValue } from '../http/status-error.js';
 import type { FieldProblem } from '../http/status-error.js';
-import { isSchemaCompileError, schemaValidatorFor } from './crd-schema.js';
+import { compileSchemaValidator, isSchemaCompileError } from './crd-schema.js';
 import { forbiddenSchemaKeywords } from '../validation/index.js';
 import type { SchemaCompileError } from '../validation/index.js';
 import type { SchemaValidatorLike } from './crd-schema.js';
@@ -131,7 +131,7 @@ function validateCrd(crd: KubeObject, old: KubeObject | undefined): FieldProblem
       const forbidden = forbiddenSchemaKeywords(schema, schemaPath);
       problems.push(...forbidden);
       try {
-        if (forbidden.length === 0) schemaValidatorFor(`validate/${crd.metadata.name}/${v.name ?? i}/${JSON.stringify(schema).length}`, schema, { cache: false });
+        if (forbidden.length === 0) compileSchemaValidator(schema);
       } catch (err) {
         if (!isSchemaCompileError(err)) throw err;
         problems.push(schemaCompileProblem(`${schemaPath}.${err.field}`, err));
@@ -238,12 +238,17 @@ export function customResourceType(crd: KubeObject): ResourceType {
   const storage = allVersions.find((v) => v.storage) ?? allVersions[0] ?? {};
   const storageVersion = storage.name ?? served[0] ?? 'v1';
   const byName = new Map(allVersions.map((v) => [v.name ?? '', v]));
-  const validatorKey = `${crd.metadata.uid ?? crd.metadata.name}/${crd.metadata.generation ?? 0}`;
-  // Each served version prints its own additionalPrinterColumns, compiled on first use.
+  // Each served version prints its own additionalPrinterColumns and validates with its own schema,
+  // both compiled on first use and held by this type: a changed or deleted CRD, or a stopped
+  // server, drops its type and so its compiled schemas.
   const printers = new Map<string, TablePrinter>();
+  const validators = new Map<string, SchemaValidatorLike | undefined>();
   const validator = (version: string): SchemaValidatorLike | undefined => {
-    const schema = byName.get(version)?.schema?.openAPIV3Schema;
-    return schema ? schemaValidatorFor(`${validatorKey}/${version}`, schema) : undefined;
+    if (!validators.has(version)) {
+      const schema = byName.get(version)?.schema?.openAPIV3Schema;
+      validators.set(version, schema ? compileSchemaValidator(schema) : undefined);
+    }
+    return validators.get(version);
   };
   const scale = crdScale(storage.subresources?.scale);
   return {

@@ -1,8 +1,8 @@
 /**
- * The bridge between CRD handling and the schema validator (`validation/`): one compiled
- * validator per CRD version and generation, shared by every write.
+ * The bridge between CRD handling and the schema validator (`validation/`): compiling a CRD
+ * version's schema, and telling a schema that does not compile.
  */
-import { CrdSchemaValidator, SchemaCompileError, SchemaValidatorCache } from '../validation/index.js';
+import { CrdSchemaValidator, SchemaCompileError } from '../validation/index.js';
 import type { FieldCause } from '../validation/index.js';
 
 /** What the server uses of a compiled schema. */
@@ -12,20 +12,14 @@ export interface SchemaValidatorLike {
   applyDefaults?(obj: Record<string, unknown>): void;
 }
 
-const cache = new SchemaValidatorCache();
-
 /**
- * The validator of a schema, compiled once per `key` (CRD uid, generation and version).
+ * Compiles a schema. Whoever compiles one keeps it (a CRD's served type holds the validators of its
+ * versions): nothing here is kept for the process, so a stopped server or a replaced CRD leaves
+ * no compiled schema behind.
  * @throws SchemaCompileError when the schema does not compile.
  */
-export function schemaValidatorFor(key: string, schema: Record<string, unknown>, options?: { cache?: boolean }): SchemaValidatorLike {
-  if (options?.cache === false) return new CrdSchemaValidator(schema);
-  return cache.get(key, schema);
-}
-
-/** Forgets the compiled validators of a CRD (by uid) once it is deleted or changed. */
-export function forgetSchemaValidators(crdUid: string): void {
-  cache.deleteByPrefix(`${crdUid}/`);
+export function compileSchemaValidator(schema: Record<string, unknown>): SchemaValidatorLike {
+  return new CrdSchemaValidator(schema);
 }
 
 /** True for a schema that could not be compiled. */

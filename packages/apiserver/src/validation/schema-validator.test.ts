@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { CrdSchemaValidator } from './schema-validator.js';
 import type { FieldCause } from './schema-validator.js';
 import { SchemaCompileError } from './schema-compile-error.js';
-import { SchemaValidatorCache } from './schema-validator-cache.js';
 
 const header = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' } };
 
@@ -412,14 +411,12 @@ describe('schema compilation', () => {
     assert.throws(() => new CrdSchemaValidator(objectSchema({ a: { type: 'map' } })), SchemaCompileError);
   });
 
-  test('compiles each key once in the cache and forgets a CRD by prefix', () => {
-    const cache = new SchemaValidatorCache();
-    const schema = objectSchema({ a: { type: 'string' } });
-    const first = cache.get('uid-1/v1/1', schema);
-    assert.equal(cache.get('uid-1/v1/1', schema), first);
-    assert.notEqual(cache.get('uid-1/v1/2', schema), first);
-    cache.get('uid-2/v1/1', schema);
-    cache.deleteByPrefix('uid-1/');
-    assert.equal(cache.size, 1);
+  test('validators are independent: one compiled schema does not change another', () => {
+    const integers = new CrdSchemaValidator(objectSchema({ a: { type: 'integer' } }));
+    const strings = new CrdSchemaValidator(objectSchema({ a: { type: 'string' } }));
+    assert.deepEqual(integers.validate({ ...header, spec: { a: 1 } }), []);
+    assert.deepEqual(strings.validate({ ...header, spec: { a: 'x' } }), []);
+    assert.equal(integers.validate({ ...header, spec: { a: 'x' } }).length, 1);
+    assert.equal(strings.validate({ ...header, spec: { a: 1 } }).length, 1);
   });
 });

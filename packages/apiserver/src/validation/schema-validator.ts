@@ -69,25 +69,27 @@ const validateListSet: SchemaValidateFunction = function (enabled: boolean, data
   return errors.length === 0;
 };
 
-let sharedAjv: Ajv | undefined;
-
-// One Ajv instance for every schema: creating one and registering formats costs more than compiling a small schema.
-function ajvInstance(): Ajv {
-  if (sharedAjv === undefined) {
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, validateSchema: false, addUsedSchema: false, code: { regExp: linearRegExpEngine } });
-    addKubernetesFormats(ajv);
-    ajv.addKeyword({ keyword: 'kubeFormatName', schemaType: 'string' });
-    ajv.addKeyword({ keyword: 'kubeListMapKeys', type: 'array', schemaType: 'array', errors: true, validate: validateListMapKeys });
-    ajv.addKeyword({ keyword: 'kubeListSet', type: 'array', schemaType: 'boolean', errors: true, validate: validateListSet });
-    ajv.addKeyword({ keyword: 'kubeEmbeddedResource', type: 'object', schemaType: 'boolean', errors: true, validate: validateEmbeddedResource });
-    sharedAjv = ajv;
-  }
-  return sharedAjv;
+/**
+ * A new Ajv with the Kubernetes formats and keywords. One per compiled schema, never shared: an Ajv
+ * keeps every function it ever compiled (in its code-generation scope, which `removeSchema` does
+ * not clear), so a shared one grows with every CRD version, CRD validation and server of the
+ * process; this way the compiled code goes with its validator. It is also faster: compiling in an
+ * Ajv that holds many schemas slows down as they pile up.
+ */
+function newAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, validateSchema: false, addUsedSchema: false, code: { regExp: linearRegExpEngine } });
+  addKubernetesFormats(ajv);
+  ajv.addKeyword({ keyword: 'kubeFormatName', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'kubeListMapKeys', type: 'array', schemaType: 'array', errors: true, validate: validateListMapKeys });
+  ajv.addKeyword({ keyword: 'kubeListSet', type: 'array', schemaType: 'boolean', errors: true, validate: validateListSet });
+  ajv.addKeyword({ keyword: 'kubeEmbeddedResource', type: 'object', schemaType: 'boolean', errors: true, validate: validateEmbeddedResource });
+  return ajv;
 }
 
 /**
- * A compiled CRD schema. Construct once per CRD version (see {@link SchemaValidatorCache});
- * {@link validate}, {@link prune} and {@link applyDefaults} are then cheap.
+ * A compiled CRD schema. Construct once per CRD version (the server compiles one per served version
+ * of a registered CRD, released with it); {@link validate}, {@link prune} and {@link applyDefaults}
+ * are then cheap.
  *
  * @throws {@link SchemaCompileError} when the schema cannot be compiled (answer the CRD with 422).
  */
@@ -97,16 +99,12 @@ export class CrdSchemaValidator {
 
   constructor(openAPIV3Schema: Record<string, unknown>) {
     const converted = toAjvSchema(openAPIV3Schema);
-    const ajv = ajvInstance();
     try {
-      this.check = ajv.compile(converted);
+      this.check = newAjv().compile(converted);
     } catch (cause) {
       // Ajv compiles recursively: a schema nested a few hundred levels deep overflows the stack.
       const detail = cause instanceof RangeError ? 'the schema is nested too deeply to compile' : cause instanceof Error ? cause.message : String(cause);
       throw new SchemaCompileError('<root>', detail, { cause });
-    } finally {
-      // The compiled function keeps working; dropping Ajv's cache entry keeps CRD churn from leaking memory.
-      ajv.removeSchema(converted);
     }
     this.structure = structuralNodeOf(openAPIV3Schema);
   }
