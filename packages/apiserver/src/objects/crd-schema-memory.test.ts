@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { getHeapSnapshot, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { startApiServer } from '../api-server.js';
+import { eventually } from '../testing/eventually.js';
 import { call, widgetCrd, widgetsPath } from '../testing/test-client.js';
 
 setFlagsFromString('--expose-gc');
@@ -49,16 +50,15 @@ async function liveCompiledSchemas(): Promise<{ validators: number; compiledFunc
 }
 
 /**
- * Polls {@link liveCompiledSchemas} until none is left (a stopped server stays reachable from its
- * listening socket's handle until libuv has closed it) or 5 s have passed; the last count.
+ * Waits until {@link liveCompiledSchemas} finds none (a stopped server stays reachable from its
+ * listening socket's handle until libuv has closed it), for up to 5 s.
  */
-async function compiledSchemasLeft(): Promise<{ validators: number; compiledFunctions: number }> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const live = await liveCompiledSchemas();
-    if ((live.validators === 0 && live.compiledFunctions === 0) || Date.now() > deadline) return live;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+async function noCompiledSchemasLeft(): Promise<void> {
+  await eventually(async () => assert.deepEqual(await liveCompiledSchemas(), { validators: 0, compiledFunctions: 0 }), {
+    timeoutMs: 5000,
+    intervalMs: 50,
+    what: 'no compiled CRD schema left',
+  });
 }
 
 async function createWidget(url: string, name: string): Promise<void> {
@@ -81,7 +81,7 @@ describe('compiled CRD schemas', () => {
   test('go with the server: servers started and stopped one after the other leave none behind', async () => {
     // In a function of its own: a stopped server still referenced by this frame would be counted.
     for (let round = 0; round < ROUNDS; round++) await serverWithAWidget();
-    assert.deepEqual(await compiledSchemasLeft(), { validators: 0, compiledFunctions: 0 });
+    await noCompiledSchemasLeft();
   });
 
   test('go with their CRD: changing a CRD many times keeps the current schema only, deleting it keeps none', async () => {
@@ -98,7 +98,7 @@ describe('compiled CRD schemas', () => {
       const live = await liveCompiledSchemas();
       assert.ok(live.validators <= 1 && live.compiledFunctions <= 1, `after ${ROUNDS} changes of one CRD: ${JSON.stringify(live)}`);
       assert.equal((await call(server.url, 'DELETE', `${crdPath}/widgets.example.com`)).status, 200);
-      assert.deepEqual(await compiledSchemasLeft(), { validators: 0, compiledFunctions: 0 });
+      await noCompiledSchemasLeft();
     } finally {
       await server.stop();
     }
