@@ -19,7 +19,12 @@ export interface Clock {
   sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** Wall-clock time with Node's timers. Timers are unref'd so that a pending retry never keeps the process alive. */
+/**
+ * Wall-clock time with Node's timers. Its timers are unref'd: a timer alone never keeps the process
+ * alive, so a retry or lease timer left pending cannot hold up a program that has stopped. What
+ * keeps a running operator's process alive is the runtime's single hold (`keep-alive.ts`), taken by
+ * every `run()` for as long as it runs, not its timers.
+ */
 export class RealClock implements Clock {
   now(): number {
     return Date.now();

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { KubeloopError } from '@kubeloop/resource';
 import type { Clock } from '../clock.js';
+import { whileHoldingProcessOpen } from '../keep-alive.js';
 import { CacheSyncTimeoutError, InvalidArgumentError, isAbortError } from '../errors.js';
 import type { Informer } from '../informer/informer.js';
 import type { LogAttributes, Logger } from '../observability/logger.js';
@@ -102,7 +103,11 @@ export class ControllerLifecycle {
    * Runs the controller until `signal` aborts or an informer fails, then stops it (see the class
    * comment). Rejects with the informer's error, or `ControllerAlreadyRun` on a second call.
    */
-  async run(signal: AbortSignal, parts: ControllerParts): Promise<void> {
+  run(signal: AbortSignal, parts: ControllerParts): Promise<void> {
+    return whileHoldingProcessOpen(() => this.runHeld(signal, parts));
+  }
+
+  private async runHeld(signal: AbortSignal, parts: ControllerParts): Promise<void> {
     const { clock, shutdownTimeoutMs, name, logger, logAttributes } = this.options;
     if (this.runState === 'stopped' && this.fatalError !== undefined) throw this.fatalError.error; // failed while warming
     if (this.runState !== 'idle' && this.runState !== 'warming') throw new KubeloopError('ControllerAlreadyRun', `${name}: run() can be called once`);

@@ -73,20 +73,39 @@ export interface ErrorHandlerContext extends HandlerContext {
  */
 export type ErrorHandler = (ctx: ErrorHandlerContext, err: unknown) => void;
 
-/** Logs the error on the context's logger with component "InformerController" (grafana-app-sdk `DefaultErrorHandler`). */
+/**
+ * Logs the error on the context's logger with component "InformerController" (grafana-app-sdk
+ * `DefaultErrorHandler`). Unlike upstream, whose message is the error's text (printed again as
+ * `error=`), the message says what happened next: the retry and its delay, that the retries gave up
+ * (and after how many attempts), or that the informer retries by itself; the error's text is the
+ * `error` attribute, once. Attributes with nothing to say (no object, no action) are left out.
+ */
 export const DefaultErrorHandler: ErrorHandler = (ctx, err) => {
-  ctx.logger.error(err instanceof Error ? err.message : String(err), {
+  ctx.logger.error(describeFailure(ctx), {
     component: 'InformerController',
-    error: err,
-    kind: ctx.resourceKind,
-    object: ctx.objectKey,
-    action: ctx.action,
+    error: err instanceof Error ? err.message : String(err),
+    kind: ctx.resourceKind || undefined,
+    object: ctx.objectKey || undefined,
+    action: ctx.action || undefined,
     source: ctx.source,
     phase: ctx.phase,
     attempt: ctx.attempt,
     retryAfterMs: ctx.retryAfterMs,
   });
 };
+
+/** The message of {@link DefaultErrorHandler}: what failed and what happens next. */
+function describeFailure(ctx: ErrorHandlerContext): string {
+  if (ctx.source === 'informer') return ctx.phase === undefined ? 'informer failed: the controller stops' : `informer ${ctx.phase} failed`;
+  if (ctx.source === 'controller') return 'controller failed';
+  if (ctx.retryAfterMs !== undefined) return `${ctx.source} failed; retry ${ctx.attempt + 1} in ${formatSeconds(ctx.retryAfterMs)}`;
+  if (ctx.attempt > 0) return `${ctx.source} gave up after ${ctx.attempt + 1} attempts`;
+  return `${ctx.source} failed; not retried`;
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
 
 /** Configuration of an {@link InformerController}; every field is optional. */
 export interface InformerControllerConfig {

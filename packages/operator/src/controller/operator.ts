@@ -1,6 +1,7 @@
 import { ControllerLabelledMetrics } from '../observability/controller-labelled-metrics.js';
 import type { LabelledSource } from '../observability/controller-labelled-metrics.js';
 import { InvalidArgumentError } from '../errors.js';
+import { whileHoldingProcessOpen } from '../keep-alive.js';
 import type { PrometheusCollector } from '../observability/metrics.js';
 
 /** Something an {@link Operator} runs (grafana-app-sdk `Controller`): `InformerController`, or your own loop. */
@@ -115,7 +116,11 @@ export class Operator {
    * raised while stopping is not a failure of the run). A controller that returns early without
    * error does not stop the others.
    */
-  async run(signal: AbortSignal): Promise<void> {
+  run(signal: AbortSignal): Promise<void> {
+    return whileHoldingProcessOpen(() => this.runHeld(signal));
+  }
+
+  private async runHeld(signal: AbortSignal): Promise<void> {
     const set = new RunningSet(signal);
     this.active = set;
     try {

@@ -12,7 +12,12 @@ export interface Backoff {
   next(): number;
   /** Starts the schedule over. */
   reset(): void;
+  /** The largest delay `next()` returns, when it is bounded; an informer warns once an outage lasts longer. */
+  readonly maxMs?: number | undefined;
 }
+
+/** The largest delay of the default schedule (kube-rs' watcher and client-go's reflector). */
+export const DEFAULT_BACKOFF_CAP_MS = 30_000;
 
 /**
  * How randomness spreads the delays, so that many clients failing together do not retry together.
@@ -49,7 +54,7 @@ export interface JitteredExponentialBackoffOptions {
  */
 export class JitteredExponentialBackoff implements Backoff {
   private readonly initialMs: number;
-  private readonly maxMs: number;
+  readonly maxMs: number;
   private readonly factor: number;
   private readonly jitter: BackoffJitter;
   private readonly resetAfterMs: number;
@@ -61,7 +66,7 @@ export class JitteredExponentialBackoff implements Backoff {
 
   constructor(options: JitteredExponentialBackoffOptions = {}) {
     this.initialMs = options.initialMs ?? 800;
-    this.maxMs = options.maxMs ?? 30_000;
+    this.maxMs = options.maxMs ?? DEFAULT_BACKOFF_CAP_MS;
     this.factor = options.factor ?? 2;
     this.jitter = options.jitter ?? 'full';
     this.resetAfterMs = options.resetAfterMs ?? 120_000;

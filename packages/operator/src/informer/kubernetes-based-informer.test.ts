@@ -306,6 +306,38 @@ describe('KubernetesBasedInformer', () => {
     await h.stop();
   });
 
+  test('an outage is logged as it goes: one WARN once it outlasts the backoff cap, with the last error; one INFO when the watch is back (virtual clock)', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const lines: string[] = [];
+    const logger = { ...noopLogger, info: (m: string) => void lines.push(`INFO ${m}`), warn: (m: string, a?: Record<string, unknown>) => void lines.push(`WARN ${m} lastError=${String(a?.['lastError'])}`) };
+    const backoff = new JitteredExponentialBackoff({ clock, jitter: 'none', initialMs: 800, maxMs: 2000 });
+    const h = harness({ clock, backoff, logger });
+    h.client.replyList(page([], '1')).replyWatch();
+    await h.start();
+    const refused = (): NetworkError => new NetworkError('connect ECONNREFUSED 127.0.0.1:6443', { errno: 'ECONNREFUSED' });
+    // Down: the open watch breaks, then four reconnects are refused (800, 1600, 2000, 2000 ms apart).
+    h.client.watch_.fail(refused());
+    await h.settle();
+    for (const delay of [800, 1600, 2000, 2000]) {
+      h.client.replyWatch(refused());
+      await clock.advance(delay);
+    }
+    // Back: the next reconnect opens.
+    h.client.replyWatch();
+    await clock.advance(2000);
+    const outage = lines.filter((l) => !l.startsWith('INFO waiting before'));
+    assert.deepEqual(outage, [
+      'WARN cannot reach the API server for 2.4 s (3 attempts); still retrying lastError=connect ECONNREFUSED 127.0.0.1:6443',
+      'INFO watch resumed after 8.4 s, 5 attempts',
+    ]);
+    // A second outage, no longer than the cap: no WARN, one INFO again.
+    h.client.watch_.fail(refused());
+    h.client.replyWatch();
+    await clock.advance(2000);
+    assert.deepEqual(lines.filter((l) => !l.startsWith('INFO waiting before')).slice(2), ['INFO watch resumed after 2.0 s, 1 attempt']);
+    await h.stop();
+  });
+
   test('a watch request that takes long to fail never connected: it does not reset the backoff', async () => {
     const { h, clock, delays } = backoffHarness();
     h.client.replyList(page([], '1'));

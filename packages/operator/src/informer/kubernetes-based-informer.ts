@@ -13,11 +13,13 @@ import { EventEmitter } from 'eventemitter3';
 import type { Span } from '@opentelemetry/api';
 import { KubeloopError, isCodecError, isGone } from '@kubeloop/resource';
 import type { KubeObject, Schema, WatchResponse } from '@kubeloop/resource';
-import { JitteredExponentialBackoff } from './backoff.js';
+import { DEFAULT_BACKOFF_CAP_MS, JitteredExponentialBackoff } from './backoff.js';
+import { OutageLog } from './outage-log.js';
 import type { Backoff } from './backoff.js';
 import { realClock } from '../clock.js';
 import type { Clock, Timer } from '../clock.js';
 import { InvalidArgumentError } from '../errors.js';
+import { holdProcessOpen } from '../keep-alive.js';
 import type { Informer, ReadonlyStore } from './informer.js';
 import { initialState, transition } from './informer-state.js';
 import type { InformerInput, InformerState, InitialListStrategy, ListedState, ListingState, RelistReason, StreamingListState, TransitionDeps, WatchingState } from './informer-state.js';
@@ -126,7 +128,8 @@ export function stripManagedFields<T extends KubeObject>(object: T): T {
 }
 
 const defaultErrorHandler: InformerErrorHandler = (error, context) => {
-  consoleLogger.error(errorMessage(error), { component: 'KubernetesBasedInformer', kind: context.kind, phase: context.phase, error });
+  // The message says what failed; the error's own text is the `error` attribute, once.
+  consoleLogger.error(`informer ${context.phase} failed`, { component: 'KubernetesBasedInformer', kind: context.kind, error: errorMessage(error) });
 };
 
 /**
@@ -206,6 +209,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private readonly logger: Logger;
   private readonly random: () => number;
   private readonly deps: TransitionDeps;
+  private readonly outage: OutageLog;
 
   private readonly cache = new InformerStore<T>();
   private readonly handlers: ResourceWatcher<T>[] = [];
@@ -252,6 +256,8 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     this.metrics = options.metrics?.forKind(kind.kind);
     this.logger = options.logger ?? consoleLogger;
     this.random = options.random ?? Math.random;
+    const warnAfterMs = this.deps.backoff.maxMs ?? DEFAULT_BACKOFF_CAP_MS;
+    this.outage = new OutageLog(this.logger, warnAfterMs, { component: 'KubernetesBasedInformer', kind: kind.kind, namespace });
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1) throw new InvalidArgumentError('pageSize must be an integer >= 1');
     if (!(this.watchTimeoutSeconds >= 1)) throw new InvalidArgumentError('watchTimeoutSeconds must be >= 1');
     if (!(this.inactivityTimeoutMs >= 0)) throw new InvalidArgumentError('inactivityTimeoutMs must be >= 0');
@@ -322,6 +328,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   async run(signal: AbortSignal): Promise<void> {
     if (this.running) throw new InvalidArgumentError('informer is already running');
     this.running = true;
+    const release = holdProcessOpen();
     this.ctx = { signal, logger: consoleLogger };
     if (this.resyncPeriodMs > 0) this.resyncTimer = this.clock.setTimer(this.resyncPeriodMs, this.onResyncTimer);
     let state: InformerState = initialState(this.deps);
@@ -338,6 +345,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       this.resyncTimer = undefined;
       while (this.exclusive !== undefined) await this.exclusive;
       this.running = false;
+      release();
     }
   }
 
@@ -353,6 +361,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       this.logger.info('the server refused the streaming list; listing page by page', { ...attributes, error: input.type === 'streamFailed' ? errorMessage(input.error) : undefined });
     }
     if (to.phase === 'BackingOff') {
+      if (to.reason === 'error') this.outage.failed(this.clock.now(), errorMessage(to.cause));
       this.metrics?.backingOff(to.delayMs);
       const message = to.reason === 'error' ? 'waiting before the next request after an error' : 'watches keep ending at once; pausing before the next one';
       this.logger.info(message, { ...attributes, delayMs: to.delayMs, reason: to.reason, error: to.cause === undefined ? undefined : errorMessage(to.cause) });
@@ -436,6 +445,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         fieldSelector: this.fieldSelector,
         signal,
       });
+      this.outage.resumed(this.clock.now());
       this.metrics?.watchConnected();
       const { apiVersion, kind } = this.kind;
       const transform = this.transform;
@@ -517,6 +527,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
       return { type: 'watchFailed', error, resourceVersion: from, events: 0, durationMs: 0 };
     }
     const connectedAt = this.clock.now();
+    this.outage.resumed(connectedAt);
     this.metrics?.watchConnected();
     this.notify('watchStart', from);
     this.traceEvents = span.isRecording();

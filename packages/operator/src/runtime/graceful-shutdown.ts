@@ -1,6 +1,7 @@
 import type { Metric } from 'prom-client';
 import { realClock } from '../clock.js';
 import type { Clock } from '../clock.js';
+import { whileHoldingProcessOpen } from '../keep-alive.js';
 import { LeaderElector } from './leader-elector.js';
 import type { LeaderElectionOutcome, LeaderElectorOptions } from './leader-elector.js';
 import { consoleLogger } from '../observability/logger.js';
@@ -151,7 +152,12 @@ export interface RunOperatorResult {
  * Lost leadership resolves with exit code 1, like client-go's convention of exiting the process:
  * the platform restarts it and it campaigns again with fresh state.
  */
-export async function runOperator(options: RunOperatorOptions): Promise<RunOperatorResult> {
+export function runOperator(options: RunOperatorOptions): Promise<RunOperatorResult> {
+  // Held from the start: the server start and the elector's first request come before any other hold.
+  return whileHoldingProcessOpen(() => runOperatorHeld(options));
+}
+
+async function runOperatorHeld(options: RunOperatorOptions): Promise<RunOperatorResult> {
   const logger = options.logger ?? consoleLogger;
   const clock = options.clock ?? realClock;
   const deadlineMs = options.shutdownDeadlineMs ?? 40_000;

@@ -5,6 +5,7 @@ import type { Metric } from 'prom-client';
 import { realClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { InvalidArgumentError } from '../errors.js';
+import { whileHoldingProcessOpen } from '../keep-alive.js';
 
 /** The fields of a coordination.k8s.io/v1 `LeaseSpec` that leader election reads and writes. */
 export interface LeaderLeaseSpec {
@@ -184,7 +185,8 @@ export class LeaderElector {
     if (this.running) throw new InvalidArgumentError('LeaderElector.run() is already running');
     this.running = true;
     try {
-      return await this.campaign(signal);
+      // A follower's only pending work is a sleep between Lease reads: the hold keeps it in the race.
+      return await whileHoldingProcessOpen(() => this.campaign(signal));
     } finally {
       this.running = false;
     }
