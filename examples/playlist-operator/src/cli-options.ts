@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 export interface DemoOptions {
   /** A kubeconfig of a real cluster; undefined = start the embedded API server. */
   kubeconfig: string | undefined;
+  /** Where `kubeconfig` came from, for messages: the `--kubeconfig` flag or the `KUBECONFIG` variable. */
+  kubeconfigFrom: '--kubeconfig' | 'KUBECONFIG' | undefined;
   namespace: string;
   smoke: boolean;
   /** Bound of the smoke run, and of each wait in the tour. */
@@ -104,8 +106,10 @@ export function parseDemoOptions(argv: string[], env: NodeJS.ProcessEnv = proces
     },
   });
   const workDir = values['work-dir'] ?? defaultWorkDir();
+  const kubeconfig = values.kubeconfig ?? kubeconfigFromEnv(env, workDir);
   return {
-    kubeconfig: values.kubeconfig ?? kubeconfigFromEnv(env, workDir),
+    kubeconfig,
+    kubeconfigFrom: values.kubeconfig !== undefined ? '--kubeconfig' : kubeconfig !== undefined ? 'KUBECONFIG' : undefined,
     namespace: values.namespace ?? 'default',
     smoke: values.smoke ?? false,
     timeoutMs: int('timeout', values.timeout, 60) * 1000,

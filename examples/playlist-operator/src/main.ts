@@ -6,7 +6,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApiServer } from '@kubeloop/apiserver';
-import { Client, ConfigMapKind, HttpTransport, LeaseKind, ensureCrd, loadKubeConfig } from '@kubeloop/resource';
+import { Client, ConfigMapKind, HttpTransport, LeaseKind, ensureCrd, isKubeconfigError, loadKubeConfig } from '@kubeloop/resource';
 import { OperatorServer, ReconcileAction, runOperator, shutdownSignal } from '@kubeloop/operator';
 import type { LogAttributes, Logger } from '@kubeloop/operator';
 import { PlaylistCatalogue } from './catalogue.js';
@@ -64,7 +64,7 @@ async function main(argv: string[]): Promise<number> {
     await apiServer.writeKubeconfig(kubeconfigPath);
     clusterLine = `${apiServer.url} (embedded, in this process)`;
   }
-  const kubeConfig = loadKubeConfig({ kubeconfigPath });
+  const kubeConfig = loadKubeConfig({ kubeconfigPath, kubeconfigPathFrom: options.kubeconfigFrom });
   if (options.kubeconfig) clusterLine = `${kubeConfig.getCurrentCluster()?.server ?? '?'} (context ${kubeConfig.getCurrentContext()}, ${clusterLine})`;
   const transport = HttpTransport.fromKubeConfig(kubeConfig);
   const handle = shutdownSignal({
@@ -188,7 +188,8 @@ function reconcileHooks(options: DemoOptions, quiet: () => boolean): PlaylistRec
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    err(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    // A bad kubeconfig is the user's to fix: its message says which file and why, a stack trace would bury it.
+    err(`demo failed: ${isKubeconfigError(error) ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     process.exit(1);
   },
 );

@@ -148,6 +148,26 @@ export class SelectorError extends KubeloopError {
   }
 }
 
+/** Where the path of a kubeconfig came from, as {@link KubeconfigError} reports it. */
+export type KubeconfigSource = 'option' | 'KUBECONFIG' | 'default';
+
+/**
+ * A kubeconfig that could not be used: missing, unreadable, not YAML, or without a cluster for its
+ * current context. The message names the file and where its path came from.
+ */
+export class KubeconfigError extends KubeloopError {
+  /** The file (for KUBECONFIG, the one that failed). */
+  readonly path: string;
+  /** How the path was chosen: an explicit option (`--kubeconfig`), the `KUBECONFIG` variable, or the default `~/.kube/config`. */
+  readonly source: KubeconfigSource;
+
+  constructor(message: string, options: { path: string; source: KubeconfigSource; cause?: unknown }) {
+    super('KubeconfigError', message, { cause: options.cause });
+    this.path = options.path;
+    this.source = options.source;
+  }
+}
+
 const reasonByHttpStatus: Record<number, StatusReason> = {
   400: 'BadRequest',
   401: 'Unauthorized',
@@ -217,3 +237,5 @@ export const isNetworkError = (err: unknown): err is NetworkError => isNamed(err
 export const isCodecError = (err: unknown): err is CodecError => isNamed(err, 'CodecError');
 /** A {@link SelectorError}. */
 export const isSelectorError = (err: unknown): err is SelectorError => isNamed(err, 'SelectorError');
+/** True for a {@link KubeconfigError}. */
+export const isKubeconfigError = (err: unknown): err is KubeconfigError => isNamed(err, 'KubeconfigError');

@@ -35,13 +35,14 @@ export {
 } from './owner-references.js';
 
 // --- errors ---
-export type { Status, StatusCause, StatusDetails, StatusReason } from './errors.js';
+export type { KubeconfigSource, Status, StatusCause, StatusDetails, StatusReason } from './errors.js';
 export {
   KubeloopError,
   ApiError,
   NetworkError,
   CodecError,
   SelectorError,
+  KubeconfigError,
   reasonForHttpStatus,
   isKubeloopError,
   isApiError,
@@ -59,6 +60,7 @@ export {
   isNetworkError,
   isCodecError,
   isSelectorError,
+  isKubeconfigError,
 } from './errors.js';
 
 // --- kinds, codecs, selectors (owned by the resource-core work) ---

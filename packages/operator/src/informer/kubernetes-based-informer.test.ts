@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, CodecError, NetworkError } from '@kubeloop/resource';
+import { ApiError, CodecError, NetworkError, isSelectorError } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import { JitteredExponentialBackoff } from './backoff.js';
 import type { Backoff } from './backoff.js';
@@ -336,6 +336,22 @@ describe('KubernetesBasedInformer', () => {
     await clock.advance(2000);
     assert.deepEqual(lines.filter((l) => !l.startsWith('INFO waiting before')).slice(2), ['INFO watch resumed after 2.0 s, 1 attempt']);
     await h.stop();
+  });
+
+  test('a malformed label or field selector throws a SelectorError from the constructor, naming the kind, the option and the token; no request is made', () => {
+    const client = new FakeListWatchClient();
+    const make = (options: KubernetesBasedInformerOptions): KubernetesBasedInformer => new KubernetesBasedInformer(widgetKind, client, 'default', { logger: noopLogger, ...options });
+    assert.throws(
+      () => make({ labelSelector: 'app in (web' }),
+      (error: unknown) => isSelectorError(error) && /^labelSelector of the Widget informer: /.test(error.message) && error.selector === 'app in (web',
+    );
+    assert.throws(
+      () => make({ fieldSelector: 'metadata.name' }),
+      (error: unknown) => isSelectorError(error) && /^fieldSelector of the Widget informer: /.test(error.message) && error.token === 'metadata.name',
+    );
+    // Well-formed selectors, a field only the server can judge included, are accepted.
+    make({ labelSelector: 'app=web,tier notin (db)', fieldSelector: 'spec.nodeName=n1' });
+    assert.equal(client.listCalls.length, 0);
   });
 
   test('a watch request that takes long to fail never connected: it does not reset the backoff', async () => {

@@ -15,6 +15,7 @@ import { KubeloopError, isCodecError, isGone } from '@kubeloop/resource';
 import type { KubeObject, Schema, WatchResponse } from '@kubeloop/resource';
 import { DEFAULT_BACKOFF_CAP_MS, JitteredExponentialBackoff } from './backoff.js';
 import { OutageLog } from './outage-log.js';
+import { checkSelectors } from './checked-selectors.js';
 import type { Backoff } from './backoff.js';
 import { realClock } from '../clock.js';
 import type { Clock, Timer } from '../clock.js';
@@ -63,9 +64,9 @@ export interface InformerEvents {
 
 /** Options of {@link KubernetesBasedInformer}; every one has a default. */
 export interface KubernetesBasedInformerOptions<T extends KubeObject = KubeObject> {
-  /** Label selector, e.g. `app=web`. Default: every object. */
+  /** Label selector, e.g. `app=web`; a malformed one throws a `SelectorError` from the constructor. Default: every object. */
   labelSelector?: string;
-  /** Field selector, e.g. `metadata.name=x`. Default: every object. */
+  /** Field selector, e.g. `metadata.name=x`; a malformed one throws a `SelectorError` from the constructor. Default: every object. */
   fieldSelector?: string;
   /** Objects per list page. Default: 500. */
   pageSize?: number;
@@ -243,6 +244,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     this.kind = kind;
     this.client = client;
     this.namespace = namespace;
+    checkSelectors(kind.kind, options);
     this.labelSelector = options.labelSelector || undefined;
     this.fieldSelector = options.fieldSelector || undefined;
     this.pageSize = options.pageSize ?? 500;

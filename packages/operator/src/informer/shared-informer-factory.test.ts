@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigMapKind } from '@kubeloop/resource';
+import { ConfigMapKind, isSelectorError } from '@kubeloop/resource';
 import { isInvalidArgumentError } from '../errors.js';
 import { InformerController } from '../controller/informer-controller.js';
 import { noopLogger } from '../observability/logger.js';
@@ -57,6 +57,14 @@ describe('SharedInformerFactory', () => {
     assert.equal(created[0]!.informer.runs, 1);
     assert.equal(a.store, b.store);
     for (const r of runs) await r.stop();
+  });
+
+  test('informerFor throws a SelectorError for a malformed selector of its scope, before any informer is made', () => {
+    let made = 0;
+    const factory = new SharedInformerFactory({ newInformer: () => (made++, new FakeInformer()) });
+    assert.throws(() => factory.informerFor(ConfigMapKind, { labelSelector: 'a=b,=c' }), (error: unknown) => isSelectorError(error) && /labelSelector of the ConfigMap informer/.test(error.message));
+    assert.equal(made, 0);
+    assert.equal(factory.size, 0);
   });
 
   test('a late handle first gets the cache as adds, then the events that follow, in order, like the others', async () => {

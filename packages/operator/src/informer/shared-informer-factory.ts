@@ -23,6 +23,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { Informer, ReadonlyStore } from './informer.js';
 import type { InformerMetrics } from '../observability/metrics.js';
 import { offerInformerMetrics } from '../observability/informer-metrics-wiring.js';
+import { checkSelectors } from './checked-selectors.js';
 import { KubernetesBasedInformer } from './kubernetes-based-informer.js';
 import { consoleLogger } from '../observability/logger.js';
 import type { InformerErrorContext, InformerErrorHandler, KubernetesBasedInformerOptions } from './kubernetes-based-informer.js';
@@ -75,6 +76,7 @@ export class SharedInformerFactory {
 
   /** A new handle on the shared informer of `kind` and `scope` (one underlying informer per key). */
   informerFor<T extends KubeObject = KubeObject>(kind: Kind, scope: SharedInformerScope = {}): SharedInformer<T> {
+    checkSelectors(kind.kind, scope);
     const full: Required<SharedInformerScope> = {
       namespace: scope.namespace ?? '',
       labelSelector: scope.labelSelector ?? '',
