@@ -19,7 +19,7 @@ describe('graceful shutdown of the demo operator', () => {
 
   test('SIGTERM lets the in-flight reconcile finish, releases the lease and exits 0', { timeout: 60_000 }, async () => {
     const record = join(cluster.dir, 'record-graceful.jsonl');
-    const demo = cluster.operator({ identity: 'graceful', workDelayMs: 1500, reconcileLog: record, lease: LEASE });
+    const demo = cluster.operator({ identity: 'graceful', workDelayMs: 1500, reconcileLog: record, lease: LEASE, leaseName: 'graceful' });
     await demo.line(/^leader: graceful \(this process\)/, 20_000);
 
     await cluster.createPlaylists(['in-flight']);
@@ -38,14 +38,14 @@ describe('graceful shutdown of the demo operator', () => {
     assert.equal(lines.filter((l) => l.phase === 'start').length, lines.filter((l) => l.phase === 'end').length, 'every started reconcile ended');
 
     const leases = new Client(LeaseKind, cluster.transport);
-    const lease = await leases.get({ namespace: 'default', name: 'playlist-operator' });
+    const lease = await leases.get({ namespace: 'default', name: 'graceful' });
     assert.equal(lease.spec?.holderIdentity ?? '', '', 'the lease was released');
     assert.equal(lease.spec?.leaseDurationSeconds, 1);
   });
 
   test('a second signal forces the exit while a reconcile is still running', { timeout: 60_000 }, async () => {
     const record = join(cluster.dir, 'record-forced.jsonl');
-    const demo = cluster.operator({ identity: 'forced', workDelayMs: 20_000, reconcileLog: record, lease: LEASE });
+    const demo = cluster.operator({ identity: 'forced', workDelayMs: 20_000, reconcileLog: record, lease: LEASE, leaseName: 'forced' });
     await demo.line(/^leader: forced \(this process\)/, 20_000);
     await cluster.createPlaylists(['slow']);
     await waitForRecord(record, (lines) => lines.some((l) => l.phase === 'start'), { timeoutMs: 20_000, what: 'a reconcile to start' });

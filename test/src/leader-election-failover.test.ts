@@ -19,7 +19,7 @@ describe('leader election between two operator processes', () => {
   after(() => cluster.stop());
 
   function operator(identity: string, record: string): DemoProcess {
-    return cluster.operator({ identity, workDelayMs: 150, reconcileLog: record, lease: LEASE });
+    return cluster.operator({ identity, workDelayMs: 150, reconcileLog: record, lease: LEASE, leaseName: 'failover' });
   }
 
   test('the follower takes over after the leader is killed, and no object is ever reconciled by two leaders at once', { timeout: 120_000 }, async () => {
@@ -70,7 +70,7 @@ describe('leader election between two operator processes', () => {
     assert.ok(bravoFirst >= killedAt, `bravo started reconciling ${killedAt - bravoFirst} ms before alpha was killed`);
     assert.ok(tookOverAfter <= LEASE.leaseDurationMs * 2, `takeover took ${tookOverAfter} ms`);
 
-    const lease = await new Client(LeaseKind, cluster.transport).get({ namespace: 'default', name: 'playlist-operator' });
+    const lease = await new Client(LeaseKind, cluster.transport).get({ namespace: 'default', name: 'failover' });
     assert.equal(lease.spec?.holderIdentity, 'bravo');
     assert.ok((lease.spec?.leaseTransitions ?? 0) >= 1);
 

@@ -45,6 +45,7 @@ Options:
   --metrics-port N         port of /metrics, /healthz, /readyz (default: 0 = a free port)
   --metrics-host HOST      interface of that server (default: 127.0.0.1)
   --work-dir DIR           kubeconfig and catalogue of the demo (default: <repo>/.kubeloop/demo)
+  --lease-name NAME        name of the leader election Lease (default: playlist-operator)
   --lease-duration-ms N    leader election timings (defaults: 15000, 10000, 2000)
   --renew-deadline-ms N
   --retry-period-ms N
@@ -97,6 +98,7 @@ export function parseDemoOptions(argv: string[], env: NodeJS.ProcessEnv = proces
       'metrics-port': { type: 'string' },
       'metrics-host': { type: 'string' },
       'work-dir': { type: 'string' },
+      'lease-name': { type: 'string' },
       'lease-duration-ms': { type: 'string' },
       'renew-deadline-ms': { type: 'string' },
       'retry-period-ms': { type: 'string' },
@@ -118,7 +120,7 @@ export function parseDemoOptions(argv: string[], env: NodeJS.ProcessEnv = proces
     metricsPort: int('metrics-port', values['metrics-port'], 0),
     metricsHost: values['metrics-host'] ?? '127.0.0.1',
     workDir,
-    leaseName: 'playlist-operator',
+    leaseName: values['lease-name'] ?? 'playlist-operator',
     leaseDurationMs: int('lease-duration-ms', values['lease-duration-ms'], 15_000),
     renewDeadlineMs: int('renew-deadline-ms', values['renew-deadline-ms'], 10_000),
     retryPeriodMs: int('retry-period-ms', values['retry-period-ms'], 2_000),

@@ -78,6 +78,8 @@ async function main(argv: string[]): Promise<number> {
     await ensureCrd(transport, playlistCrd, { signal, timeoutMs: options.timeoutMs });
 
     const catalogue = new PlaylistCatalogue(join(options.workDir, 'catalogue'));
+    const swept = await catalogue.sweepUnfinishedWrites();
+    if (swept > 0) demoLogger.info(`removed ${swept} unfinished catalogue write(s) of a process that stopped mid-write`);
     let tourDone = !options.samples;
     const built = createPlaylistOperator({
       transport,

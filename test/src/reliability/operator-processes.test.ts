@@ -28,14 +28,14 @@ describe('reliability: operator processes killed with SIGKILL', () => {
 
   after(() => cluster.stop());
 
-  function operator(identity: string, record: string, workDelayMs: number): DemoProcess {
-    return cluster.operator({ identity, workDelayMs, reconcileLog: record, lease: LEASE });
+  function operator(identity: string, record: string, workDelayMs: number, leaseName: string): DemoProcess {
+    return cluster.operator({ identity, workDelayMs, reconcileLog: record, lease: LEASE, leaseName });
   }
 
   test('killed in the middle of deletes, the restarted operator finishes them: every Playlist and catalogue entry goes, each delete once per process', { timeout: 120_000 }, async () => {
     const record = join(cluster.dir, 'deletes.jsonl');
     const names = Array.from({ length: 12 }, (_, i) => `doomed-${i}`);
-    const first = operator('deleter', record, 400);
+    const first = operator('deleter', record, 400, 'operator-kill-deletes');
     await first.line(/^leader: deleter \(this process\)/, 30_000);
     await cluster.createPlaylists(names);
     await waitFor(() => cluster.allReady(names), { timeoutMs: 60_000, intervalMs: 100, what: 'every Playlist Ready' });
@@ -60,7 +60,7 @@ describe('reliability: operator processes killed with SIGKILL', () => {
     assert.ok(doneBeforeKill.size < names.length, 'the kill came before every delete was handled');
 
     // The same operator (same identity, same catalogue) starts again: it holds the lease at once.
-    const second = operator('deleter', record, 400);
+    const second = operator('deleter', record, 400, 'operator-kill-deletes');
     const restartedAt = Date.now();
     await second.line(/^leader: deleter \(this process\)/, 30_000);
     await waitFor(async () => (await cluster.playlists.list('default')).items.every((p) => !names.includes(p.metadata.name)), {
@@ -94,9 +94,9 @@ describe('reliability: operator processes killed with SIGKILL', () => {
   test('the leader killed mid-reconcile: the follower takes over once the lease expires and every Playlist ends Ready', { timeout: 120_000 }, async () => {
     const record = join(cluster.dir, 'failover.jsonl');
     const names = Array.from({ length: 16 }, (_, i) => `shared-${i}`);
-    const alpha = operator('alpha', record, 200);
+    const alpha = operator('alpha', record, 200, 'operator-kill-leader');
     await alpha.line(/^leader: alpha \(this process\)/, 30_000);
-    const bravo = operator('bravo', record, 200);
+    const bravo = operator('bravo', record, 200, 'operator-kill-leader');
     await bravo.line(/^leader: alpha$/, 30_000);
 
     await cluster.createPlaylists(names);

@@ -55,6 +55,8 @@ export interface DemoOperatorArgs {
   /** `--reconcile-log` (see reconcile-record.ts). */
   reconcileLog: string;
   lease: DemoLeaseTimings;
+  /** `--lease-name`: one per test, so that no test finds the lease of an earlier test's (killed) leader. */
+  leaseName: string;
 }
 
 /** The command line of the demo running as an operator only (no samples, no tour) against a test server. */
@@ -62,7 +64,7 @@ export function demoOperatorArgs(o: DemoOperatorArgs): string[] {
   return [
     '--kubeconfig', o.kubeconfig, '--no-samples', '--identity', o.identity, '--work-dir', join(o.dir, o.identity),
     '--work-delay-ms', String(o.workDelayMs), '--reconcile-log', o.reconcileLog,
-    '--lease-duration-ms', String(o.lease.leaseDurationMs), '--renew-deadline-ms', String(o.lease.renewDeadlineMs), '--retry-period-ms', String(o.lease.retryPeriodMs),
+    '--lease-name', o.leaseName, '--lease-duration-ms', String(o.lease.leaseDurationMs), '--renew-deadline-ms', String(o.lease.renewDeadlineMs), '--retry-period-ms', String(o.lease.retryPeriodMs),
   ];
 }
 
