@@ -55,6 +55,8 @@ export interface CampaignSummary {
   objectsLost: number;
   duplicateDeletes: number;
   deletes: number;
+  /** Processes that exited without being told to (process mode). */
+  unexpectedExits: number;
   /** The slowest convergence after the last fault, over the programs that converged. */
   worstConvergenceMs: number;
   peakHeapBytes: number;
@@ -82,6 +84,7 @@ export class Campaign {
     objectsLost: 0,
     duplicateDeletes: 0,
     deletes: 0,
+    unexpectedExits: 0,
     worstConvergenceMs: 0,
     peakHeapBytes: 0,
     heapBaselineBytes: 0,
@@ -148,6 +151,7 @@ function add(summary: CampaignSummary, outcome: ProgramOutcome): void {
   summary.objectsLost += outcome.objectsLost;
   summary.duplicateDeletes += outcome.duplicateDeletes;
   summary.deletes += outcome.deletes;
+  summary.unexpectedExits += outcome.unexpectedExits;
   if (outcome.convergenceMs !== undefined) summary.worstConvergenceMs = Math.max(summary.worstConvergenceMs, outcome.convergenceMs);
   summary.peakHeapBytes = Math.max(summary.peakHeapBytes, outcome.peakHeapBytes);
 }

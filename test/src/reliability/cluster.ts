@@ -13,7 +13,7 @@ import { testCrd } from '../support/crd.js';
 export const NAMESPACE = 'default';
 
 /** Changes of watch history the server keeps per kind. */
-const HISTORY_WINDOW = 1000;
+export const HISTORY_WINDOW = 1000;
 
 /** A Gadget: spec and status each hold one number. */
 export type Gadget = KubeObject<{ value: number }, { value?: number }>;
@@ -21,7 +21,7 @@ export type Gadget = KubeObject<{ value: number }, { value?: number }>;
 /** The custom kind of the suite. */
 export const GadgetKind = defineKind<{ value: number }, { value?: number }>({ group: 'reliability.kubeloop.dev', version: 'v1', kind: 'Gadget' });
 
-const gadgetCrd = testCrd({ group: 'reliability.kubeloop.dev', kind: 'Gadget', spec: { value: { type: 'integer' } }, status: { value: { type: 'integer' } } });
+export const gadgetCrd = testCrd({ group: 'reliability.kubeloop.dev', kind: 'Gadget', spec: { value: { type: 'integer' } }, status: { value: { type: 'integer' } } });
 
 /** A server that can be restarted on its data directory, and clients that follow it: the test kit's environment. */
 export class ReliabilityCluster {

@@ -8,6 +8,8 @@
  *   --soak SECONDS   one long run: writes and faults for SECONDS, heap sampled, growth reported
  *   --no-shrink      report failures without shrinking them
  *   --focus TEXT     only violations containing TEXT count (chase one bug while another is known)
+ *   --processes      run the API server and the operator each in a child process of its own, as users
+ *                    deploy an operator (faults over IPC, the restart fault a real SIGKILL of the server)
  *
  * Without options it runs the seeds CI runs. Exits 1 when a program fails.
  */
@@ -21,7 +23,7 @@ import { generateProgram } from './program.js';
 import type { Program } from './program.js';
 import { runSoak } from './soak.js';
 
-const USAGE = 'usage: npm run test:reliability -- [--seed S]... [--seeds N [--from K]] [--program FILE] [--steps N] [--soak SECONDS] [--no-shrink] [--focus TEXT]';
+const USAGE = 'usage: npm run test:reliability -- [--seed S]... [--seeds N [--from K]] [--program FILE] [--steps N] [--soak SECONDS] [--no-shrink] [--focus TEXT] [--processes]';
 
 async function main(): Promise<number> {
   let parsed;
@@ -36,6 +38,7 @@ async function main(): Promise<number> {
         soak: { type: 'string' },
         'no-shrink': { type: 'boolean' },
         focus: { type: 'string' },
+        processes: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -68,7 +71,9 @@ async function main(): Promise<number> {
     const seeds = parsed.seed?.map((s) => positive('seed', s)) ?? CI_SEEDS;
     programs = seeds.map((s) => generateProgram(s, shape));
   }
-  const summary = await runCampaign(programs, { shrink: !parsed['no-shrink'], log, ...(parsed.focus !== undefined ? { focus: parsed.focus } : {}) });
+  const processes = parsed.processes ?? false;
+  if (processes) log('process mode: the API server and the operator run each in a child process of its own');
+  const summary = await runCampaign(programs, { shrink: !parsed['no-shrink'], log, processes, ...(parsed.focus !== undefined ? { focus: parsed.focus } : {}) });
   printSummary(summary);
   return summary.failures.length === 0 ? 0 : 1;
 }
@@ -85,7 +90,7 @@ function printSummary(s: CampaignSummary): void {
       '',
       `programs ${s.programs}, failed ${s.failures.length}${s.failures.length > 0 ? ` (seeds ${s.failures.map((f) => f.seed).join(', ')})` : ''}`,
       `faults injected ${s.faults}, writes ${s.writes}, handler calls ${s.handlerCalls}, user deletes ${s.deletes}`,
-      `objects lost ${s.objectsLost}, duplicate deletes ${s.duplicateDeletes}, worst convergence ${s.worstConvergenceMs} ms after the last fault`,
+      `objects lost ${s.objectsLost}, duplicate deletes ${s.duplicateDeletes}, unexpected exits ${s.unexpectedExits}, worst convergence ${s.worstConvergenceMs} ms after the last fault`,
       `peak heap ${megabytes(s.peakHeapBytes)}, heap after the first program ${megabytes(s.heapBaselineBytes)}, after the last ${megabytes(s.heapEndBytes)}`,
       `time ${(s.durationMs / 1000).toFixed(1)} s`,
     ].join('\n'),

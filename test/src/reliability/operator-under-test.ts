@@ -87,11 +87,17 @@ export class OperatorUnderTest {
     this.addKind(controller, 'configmap', ConfigMapKind, new Client(ConfigMapKind, this.transport));
   }
 
-  /** Starts every controller. */
-  start(): void {
+  /** Starts every controller; `signal` (optional) stops them too, as {@link shutdown} does. */
+  start(signal?: AbortSignal): void {
+    signal?.addEventListener('abort', () => this.stop.abort(), { once: true });
     this.running = this.operator.run(this.stop.signal).catch((error: unknown) => {
       this.runError = error;
     });
+  }
+
+  /** Resolves once the operator's run has ended (stopped, or failed: see {@link runError}). */
+  finished(): Promise<void> {
+    return this.running ?? Promise.resolve();
   }
 
   /** Informers (each holds one watch), the level-based controllers' included. */

@@ -7,7 +7,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Campaign } from './campaign.js';
-import { CI_SEEDS } from './ci-seeds.js';
+import { CI_PROCESS_SEEDS, CI_SEEDS } from './ci-seeds.js';
 import { megabytes } from './heap.js';
 import { generateProgram } from './program.js';
 
@@ -25,6 +25,28 @@ describe('reliability: seeded programs of writes and API server faults', () => {
 
   for (const seed of CI_SEEDS) {
     test(`the program of seed ${seed} converges, in order, with every delete run once and nothing leaked`, { timeout: 150_000 }, async () => {
+      const { outcome, failure } = await campaign.run(generateProgram(seed));
+      assert.equal(failure, undefined, failure?.report);
+      assert.ok(outcome.convergenceMs !== undefined && outcome.handlerCalls > 0, 'the handlers were called and converged');
+    });
+  }
+});
+
+describe('reliability: seeded programs with the API server and the operator each in a process of its own', () => {
+  // As users deploy an operator: nothing but the product holds its event loop, the restart fault is a
+  // SIGKILL of the server process, and the operator is stopped by SIGTERM at the end.
+  const campaign = new Campaign({ shrinkBudgetMs: 60_000, shrinkLimit: 1, processes: true, log: (line) => console.log(line) });
+
+  after(() => {
+    const s = campaign.summary;
+    console.log(
+      `reliability (processes): ${s.programs} programs, ${s.faults} faults, ${s.writes} writes, ${s.handlerCalls} handler calls, ` +
+        `objects lost ${s.objectsLost}, duplicate deletes ${s.duplicateDeletes}, unexpected exits ${s.unexpectedExits}, worst convergence ${s.worstConvergenceMs} ms`,
+    );
+  });
+
+  for (const seed of CI_PROCESS_SEEDS) {
+    test(`the program of seed ${seed}, in processes, converges with no process exiting unasked`, { timeout: 150_000 }, async () => {
       const { outcome, failure } = await campaign.run(generateProgram(seed));
       assert.equal(failure, undefined, failure?.report);
       assert.ok(outcome.convergenceMs !== undefined && outcome.handlerCalls > 0, 'the handlers were called and converged');

@@ -16,12 +16,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isApiError, isNotFound } from '@kubeloop/resource';
 import type { Client, KubeObject } from '@kubeloop/resource';
 import { addFinalizer, removeFinalizer } from '@kubeloop/operator';
-import { GadgetKind, NAMESPACE, ReliabilityCluster } from './cluster.js';
+import { GadgetKind, NAMESPACE } from './cluster.js';
 import { contentOf, viewKey } from './handler-record.js';
 import { HeapSampler, heapAfterGc } from './heap.js';
 import { Model, modelKey } from './model.js';
-import { CONVERGENCE_BOUND_MS, OperatorUnderTest } from './operator-under-test.js';
+import { CONVERGENCE_BOUND_MS } from './operator-under-test.js';
 import type { ErrorCounts, HandlerUnderTest } from './operator-under-test.js';
+import { EXITED_BY_ITSELF } from './child-process-watch.js';
+import { clusterInChildProcess } from './process-cluster.js';
+import { operatorInChildProcess } from './process-operator.js';
+import { clusterInThisProcess, operatorInThisProcess } from './program-target.js';
+import type { ProgramCluster, ProgramOperator } from './program-target.js';
 import { ProcessGuard } from './process-guard.js';
 import { waitFor } from '../support/wait-for.js';
 import { countWrites, isFault, isWrite } from './program.js';
@@ -41,6 +46,13 @@ export interface RunProgramOptions {
    * going this way). The heap is measured (after a collection) at each call. Default: none.
    */
   moreSteps?: () => Step[] | undefined;
+  /**
+   * Run the API server and the operator each in a child process of its own, as users deploy an
+   * operator (faults over IPC, the restart fault a real SIGKILL and restart of the server process,
+   * the operator stopped by SIGTERM at the end): a process that exits by itself is a violation.
+   * Default false (both in the test's process).
+   */
+  processes?: boolean;
 }
 
 /** The heap after a collection, at a moment of the run. */
@@ -68,6 +80,8 @@ export interface ProgramOutcome {
   duplicateDeletes: number;
   /** User deletes that ran. */
   deletes: number;
+  /** Processes of the program (server, operator) that exited without being told to (process mode). */
+  unexpectedExits: number;
   errors: ErrorCounts;
   peakHeapBytes: number;
   /** With `moreSteps`: the heap at each call of it, and once the handlers converged. */
@@ -91,17 +105,19 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
   const violations: string[] = [];
   const model = new Model();
   let writesFailed = 0;
-  let cluster: ReliabilityCluster | undefined;
-  let operator: OperatorUnderTest | undefined;
+  let cluster: ProgramCluster | undefined;
+  let operator: ProgramOperator | undefined;
+  let handlers: readonly HandlerUnderTest[] = [];
+  let errors: ErrorCounts = {};
   let convergenceMs: number | undefined;
   let server: ServerState = new Map();
   const steps = [...program.steps];
   const heapSamples: HeapSample[] = [];
   try {
-    cluster = await ReliabilityCluster.start(join(dir, 'data'));
-    operator = new OperatorUnderTest(cluster.url);
-    operator.start();
-    await waitFor(() => operator!.hasSynced(), { timeoutMs: 10_000, intervalMs: 10, what: 'the informers to sync' });
+    cluster = options.processes ? await clusterInChildProcess(join(dir, 'data')) : await clusterInThisProcess(join(dir, 'data'));
+    operator = options.processes ? await operatorInChildProcess(cluster.url) : operatorInThisProcess(cluster.url);
+    const runningOperator = operator;
+    await waitFor(() => runningOperator.hasSynced(), { timeoutMs: options.processes ? 30_000 : 10_000, intervalMs: 10, what: 'the informers to sync' });
 
     for (let i = 0; ; i++) {
       if (i === steps.length) {
@@ -114,9 +130,10 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
       if (!isWrite(step)) await applyFault(cluster, operator, model, step, () => writesFailed++);
       else if (!(await applyWrite(cluster, model, step))) writesFailed++;
     }
-    cluster.faults.reset();
-    operator.handlerDelayMs = 0;
-    const converged = await awaitConvergence(cluster, operator.handlers, boundMs, graceMs);
+    await cluster.fault({ op: 'reset' });
+    await operator.setHandlerDelay(0);
+    const converged = await awaitConvergence(cluster, operator, boundMs, graceMs);
+    handlers = converged.handlers;
     server = converged.server;
     convergenceMs = converged.convergenceMs;
     if (convergenceMs !== undefined && options.moreSteps !== undefined) heapSamples.push({ atMs: Date.now() - started, bytes: heapAfterGc() });
@@ -126,21 +143,20 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
       violations.push(`converged ${convergenceMs} ms after the last fault, beyond the bound of ${boundMs} ms`);
     }
     violations.push(...modelDiffs(model, server));
-    violations.push(...deleteDiffs(operator.handlers, server, model));
-    for (const h of operator.handlers) violations.push(...h.record.violations);
+    violations.push(...deleteDiffs(handlers, server, model));
+    for (const h of handlers) violations.push(...h.record.violations);
+    errors = await operator.errors();
   } catch (error) {
     violations.push(`the run itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
-    await operator?.shutdown();
-    if (operator?.runError !== undefined) violations.push(`the operator stopped by itself: ${operator.runError instanceof Error ? operator.runError.message : JSON.stringify(operator.runError)}`);
-    await cluster?.stop();
+    if (operator !== undefined) violations.push(...(await operator.shutdown()));
+    if (cluster !== undefined) violations.push(...(await cluster.stop()));
     heap.stop();
     guard.stop();
     await rm(dir, { recursive: true, force: true });
   }
   violations.push(...guard.problems);
 
-  const handlers = operator?.handlers ?? [];
   const { objectsLost, deletes, duplicateDeletes } = tally(handlers, server);
   const ran: Program = { seed: program.seed, steps };
   return {
@@ -155,7 +171,8 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
     objectsLost,
     duplicateDeletes,
     deletes,
-    errors: operator?.errors ?? {},
+    unexpectedExits: violations.filter((v) => v.includes(EXITED_BY_ITSELF)).length,
+    errors,
     peakHeapBytes: heap.peak,
     heapSamples,
     durationMs: Date.now() - started,
@@ -167,16 +184,17 @@ export async function runProgram(program: Program, options: RunProgramOptions = 
  * retry would undo it), or `boundMs + graceMs` after now (the faults were just cleared).
  */
 async function awaitConvergence(
-  cluster: ReliabilityCluster,
-  handlers: readonly HandlerUnderTest[],
+  cluster: ProgramCluster,
+  operator: ProgramOperator,
   boundMs: number,
   graceMs: number,
-): Promise<{ convergenceMs: number | undefined; server: ServerState; diffs: string[] }> {
+): Promise<{ convergenceMs: number | undefined; server: ServerState; diffs: string[]; handlers: readonly HandlerUnderTest[] }> {
   const faultsEndedAt = Date.now();
   const deadline = faultsEndedAt + boundMs + graceMs;
-  const differences = async (): Promise<{ server: ServerState; diffs: string[] }> => {
+  const differences = async (): Promise<{ server: ServerState; diffs: string[]; handlers: readonly HandlerUnderTest[] }> => {
     const server = await snapshot(cluster);
-    return { server, diffs: handlers.flatMap((h) => viewDiffs(h, server).map((d) => d.message)) };
+    const handlers = await operator.handlers();
+    return { server, handlers, diffs: handlers.flatMap((h) => viewDiffs(h, server).map((d) => d.message)) };
   };
   for (;;) {
     let state = await differences();
@@ -206,37 +224,39 @@ function tally(handlers: readonly HandlerUnderTest[], server: ServerState): { ob
   return { objectsLost: lost.size, deletes, duplicateDeletes };
 }
 
-async function applyFault(cluster: ReliabilityCluster, operator: OperatorUnderTest, model: Model, step: FaultStep, failed: () => void): Promise<void> {
-  const faults = cluster.faults;
+async function applyFault(cluster: ProgramCluster, operator: ProgramOperator, model: Model, step: FaultStep, failed: () => void): Promise<void> {
   switch (step.op) {
     case 'dropWatches':
-      faults.dropWatches(step.mode === 'reset' ? {} : step.mode === 'midLine' ? { midLine: true } : { graceful: true });
+      await cluster.fault({ op: 'dropWatches', options: step.mode === 'reset' ? {} : step.mode === 'midLine' ? { midLine: true } : { graceful: true } });
       return;
     case 'failNext':
-      faults.failNext({
-        status: step.status,
-        count: step.count,
-        ...(step.verb !== undefined ? { verb: step.verb } : {}),
-        ...(step.resource !== undefined ? { resource: step.resource } : {}),
-        ...(step.retryAfterSeconds !== undefined ? { retryAfterSeconds: step.retryAfterSeconds } : {}),
+      await cluster.fault({
+        op: 'failNext',
+        rule: {
+          status: step.status,
+          count: step.count,
+          ...(step.verb !== undefined ? { verb: step.verb } : {}),
+          ...(step.resource !== undefined ? { resource: step.resource } : {}),
+          ...(step.retryAfterSeconds !== undefined ? { retryAfterSeconds: step.retryAfterSeconds } : {}),
+        },
       });
       return;
     case 'gap':
       // Every informer's next two watches fail, so it backs off while the writes land;
       // the compaction then turns its resume into a 410 and a relist that must find the deletes.
-      faults.failNext({ verb: 'watch', status: 503, count: 2 * operator.informerCount });
-      faults.dropWatches();
+      await cluster.fault({ op: 'failNext', rule: { verb: 'watch', status: 503, count: 2 * operator.informerCount } });
+      await cluster.fault({ op: 'dropWatches', options: {} });
       for (const write of step.writes) if (!(await applyWrite(cluster, model, write))) failed();
-      faults.compact();
+      await cluster.fault({ op: 'compact' });
       return;
     case 'latency':
-      faults.latency(step.ms);
+      await cluster.fault({ op: 'latency', ms: step.ms });
       return;
     case 'restart':
       await cluster.restart();
       return;
     case 'slowHandlers':
-      operator.handlerDelayMs = step.ms;
+      await operator.setHandlerDelay(step.ms);
       return;
     case 'pause':
       await sleep(step.ms);
@@ -245,7 +265,7 @@ async function applyFault(cluster: ReliabilityCluster, operator: OperatorUnderTe
 }
 
 /** Makes a write as a plain client would; true when the server acknowledged it (the model follows). */
-async function applyWrite(cluster: ReliabilityCluster, model: Model, step: WriteStep): Promise<boolean> {
+async function applyWrite(cluster: ProgramCluster, model: Model, step: WriteStep): Promise<boolean> {
   const { kind, name } = step.target;
   const key = modelKey(kind, name);
   const client = (kind === 'gadget' ? cluster.gadgets : cluster.configMaps) as unknown as Client<KubeObject>;
@@ -311,7 +331,7 @@ async function applyWrite(cluster: ReliabilityCluster, model: Model, step: Write
 }
 
 /** Both kinds as the server has them now (no fault is active when this is called). */
-async function snapshot(cluster: ReliabilityCluster): Promise<ServerState> {
+async function snapshot(cluster: ProgramCluster): Promise<ServerState> {
   const state: ServerState = new Map();
   for (const object of (await cluster.gadgets.listAll(NAMESPACE)).items) state.set(viewKey('gadget', object), { kind: 'gadget', object });
   for (const object of (await cluster.configMaps.listAll(NAMESPACE)).items) state.set(viewKey('configmap', object), { kind: 'configmap', object });
