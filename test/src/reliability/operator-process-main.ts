@@ -36,7 +36,8 @@ stop.dispose();
 process.exitCode = operator.runError === undefined ? 0 : 1;
 
 function snapshot(): OperatorSnapshot {
-  const runError = operator.runError === undefined ? undefined : operator.runError instanceof Error ? operator.runError.message : String(operator.runError);
+  const error = operator.runError;
+  const runError = error === undefined ? undefined : error instanceof Error ? error.message : JSON.stringify(error);
   return { handlers: operator.handlers.map(handlerSnapshot), errors: operator.errors, runError };
 }
 
