@@ -5,7 +5,7 @@
  * operator's run failed. `node operator-process-main.js <server url>`.
  */
 import { shutdownSignal } from '@kubeloop/operator';
-import { answerRequests } from './child-rpc.js';
+import { answerRequests } from '../support/child-rpc.js';
 import { OperatorUnderTest } from './operator-under-test.js';
 import type { HandlerUnderTest } from './operator-under-test.js';
 import type { HandlerSnapshot, OperatorCommand, OperatorSnapshot } from './process-protocol.js';

@@ -4,8 +4,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { LabelSelector } from '@kubeloop/resource';
-import { ChildRpc } from './child-rpc.js';
-import { WatchedChild, describeExit } from './child-process-watch.js';
+import { ChildRpc } from '../support/child-rpc.js';
+import { WatchedChild, describeExit } from '../support/watched-child.js';
 import { HandlerRecord } from './handler-record.js';
 import type { ErrorCounts, HandlerUnderTest } from './operator-under-test.js';
 import type { HandlerSnapshot, OperatorCommand, OperatorSnapshot } from './process-protocol.js';

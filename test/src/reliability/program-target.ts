@@ -8,7 +8,7 @@ import type { Gadget } from './cluster.js';
 import { ReliabilityCluster } from './cluster.js';
 import { OperatorUnderTest } from './operator-under-test.js';
 import type { ErrorCounts, HandlerUnderTest } from './operator-under-test.js';
-import type { FaultCommand } from './process-protocol.js';
+import type { FaultCommand } from '../support/child-protocol.js';
 
 /** The API server of a program. */
 export interface ProgramCluster {

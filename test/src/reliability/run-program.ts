@@ -22,7 +22,7 @@ import { HeapSampler, heapAfterGc } from './heap.js';
 import { Model, modelKey } from './model.js';
 import { CONVERGENCE_BOUND_MS } from './operator-under-test.js';
 import type { ErrorCounts, HandlerUnderTest } from './operator-under-test.js';
-import { EXITED_BY_ITSELF } from './child-process-watch.js';
+import { EXITED_BY_ITSELF } from '../support/watched-child.js';
 import { clusterInChildProcess } from './process-cluster.js';
 import { operatorInChildProcess } from './process-operator.js';
 import { clusterInThisProcess, operatorInThisProcess } from './program-target.js';

@@ -4,7 +4,7 @@
  * in the child answers, with its channel unref'd.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Reply, Request } from './process-protocol.js';
+import type { Reply, Request } from './child-protocol.js';
 
 /** How long the test waits for a child's answer. */
 const REPLY_TIMEOUT_MS = 15_000;
