@@ -59,6 +59,11 @@ export class NodeProcess {
     if (this.count(pattern) < times) throw new Error(`pid ${this.pid} exited (${JSON.stringify(this.exit)}) before printing ${pattern}\n${this.transcript()}`);
   }
 
+  /** Waits for the exit, SIGKILL after `timeoutMs`. */
+  waitForExit(timeoutMs: number): Promise<Exit> {
+    return exitWithin(this.child, this.exited, timeoutMs);
+  }
+
   /** Sends `signal` and waits for the exit, SIGKILL after `timeoutMs`. */
   stop(signal: NodeJS.Signals, timeoutMs: number): Promise<Exit> {
     if (this.exit === undefined) this.child.kill(signal);
