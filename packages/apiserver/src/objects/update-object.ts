@@ -30,6 +30,16 @@ function specChanged(type: ResourceType, a: KubeObject, b: KubeObject): boolean 
   return false;
 }
 
+/** True when `a` and `b` are equal but for the `time` of their managedFields entries (in any order). */
+function onlyManagedFieldTimesDiffer(a: KubeObject, b: KubeObject): boolean {
+  const entriesA = a.metadata.managedFields;
+  const entriesB = b.metadata.managedFields;
+  if (!Array.isArray(entriesA) || !Array.isArray(entriesB) || entriesA.length !== entriesB.length) return false;
+  const withoutTimes = (entries: readonly unknown[]): string[] => entries.map((e) => JSON.stringify({ ...(e as Record<string, unknown>), time: undefined })).sort();
+  const withoutEntries = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
+  return jsonEqual(withoutTimes(entriesA), withoutTimes(entriesB)) && jsonEqual(withoutEntries(a), withoutEntries(b));
+}
+
 /** PUT (main resource, `/status` or `/finalize`). */
 export function updateObject(ctx: ObjectContext, target: ObjectTarget, body: unknown, opts: WriteOptions & { readonly subresource: WriteSubresource }): Promise<WriteResult> {
   return ctx.store.exclusive(async () => {
@@ -117,8 +127,10 @@ export async function updateDecoded(ctx: ObjectContext, target: CollectionTarget
   const reset = next.metadata.managedFields === undefined && old.metadata.managedFields !== undefined;
   if (!opts.applied && !reset) recordUpdate(target, old, next, opts);
   next = canonicalObject(next, []);
-  // Rule 1: a write that changes nothing is a no-op.
-  if (jsonEqual(old, next)) return { stored: existing, created: false, warnings };
+  // Rule 1: a write that changes nothing is a no-op, and so is one that only moved the times of the
+  // managedFields entries it rewrote (kube-apiserver's IgnoreManagedFieldsTimestampsTransformer, 1.18+):
+  // the stored object stays as it is, with its resourceVersion and its times; nothing is written or sent.
+  if (jsonEqual(old, next) || onlyManagedFieldTimesDiffer(old, next)) return { stored: existing, created: false, warnings };
 
   // Rule 5: the write that removes the last finalizer of an object being deleted deletes it.
   if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && !(type === namespaceType && namespaceHasObjects(ctx, name))) {
