@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { DataDirLock, isDataDirLockedError, lockFileName } from './data-dir-lock.js';
 import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
+import { waitFor } from '../testing/test-client.js';
 
 const tempDir = tempDirsForSuite('kubeloop-lock-');
 
@@ -51,6 +52,22 @@ describe('DataDirLock', () => {
     const lock = await DataDirLock.acquire(dir);
     assert.match(await readFile(join(dir, lockFileName), 'utf8'), new RegExp(`^${process.pid}\\n`));
     await lock.release();
+  });
+
+  test('a lock held by a zombie (killed, not yet reaped by its parent) is taken over: it holds nothing', async () => {
+    const dir = await tempDir();
+    // `sleep 0` exits at once; its parent, the shell become `sleep 5`, never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+      await waitFor(async () => (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.startsWith('Z'), { message: `process ${pid} to be a zombie` });
+      await writeFile(join(dir, lockFileName), `${pid}\n${hostname()}\nsome-token\n`);
+      const lock = await DataDirLock.acquire(dir);
+      assert.match(await readFile(join(dir, lockFileName), 'utf8'), new RegExp(`^${process.pid}\\n`));
+      await lock.release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   test('a stale lock naming this very pid (a restarted container) or holding garbage is taken over', async () => {

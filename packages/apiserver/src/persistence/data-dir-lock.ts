@@ -16,6 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { KubeloopError } from '@kubeloop/resource';
@@ -70,10 +71,24 @@ function parseOwner(text: string): LockOwner | undefined {
 function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A killed process its parent has not reaped yet (a test harness that spawns without waiting) still
+ * answers `kill(pid, 0)`, but it holds nothing. Linux: state `Z` in /proc/<pid>/stat, the field after
+ * the command name (which may hold spaces and parentheses: read past the last ')'). Elsewhere: false.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z';
+  } catch {
+    return false;
   }
 }
 
