@@ -30,16 +30,17 @@ describe('kubeloop-apiserver CLI', () => {
     let stdout = '';
     child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await waitFor(() => stdout.includes('\n'), { timeoutMs: 15_000, message: 'listening line' });
+    await waitFor(() => stdout.includes('export KUBECONFIG='), { timeoutMs: 15_000, message: 'listening and kubeconfig lines' });
     return { dir, stdout, child, exited };
   }
 
-  test('prints one listening line, writes the kubeconfig, serves, and exits 0 on SIGTERM', async () => {
+  test('prints the listening line, then where the kubeconfig went (absolute path and the export line), serves, and exits 0 on SIGTERM', async () => {
     const { dir, stdout, child, exited } = await startCli((d) => ['--data-dir', join(d, 'data')]);
     const kubeconfigPath = join(dir, 'kc.yaml');
-    const match = /^kubeloop-apiserver listening on (http:\/\/127\.0\.0\.1:\d+)\n$/.exec(stdout);
+    const match = /^kubeloop-apiserver listening on (http:\/\/127\.0\.0\.1:\d+)\nkubeconfig written to (\/\S+)\n {2}export KUBECONFIG=\2\n$/.exec(stdout);
     assert.ok(match, `unexpected output: ${JSON.stringify(stdout)}`);
     const url = match[1]!;
+    assert.equal(match[2], kubeconfigPath);
     const kubeconfig = await readFile(kubeconfigPath, 'utf8');
     assert.match(kubeconfig, new RegExp(`server: ${url}`));
     assert.match(kubeconfig, /insecure-skip-tls-verify: true/);

@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 /**
- * `kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never] [--tls] [--token T]`
- *
- * Starts the embedded API server, writes its kubeconfig (default `./kubeloop.kubeconfig`),
- * prints exactly one line `kubeloop-apiserver listening on <url>` and runs until SIGINT/SIGTERM.
+ * `kubeloop-apiserver [options]` (see {@link HELP}): starts the embedded API server, writes its
+ * kubeconfig, prints `kubeloop-apiserver listening on <url>` first (tools wait for that line), then
+ * where the kubeconfig went, and runs until SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
@@ -13,6 +12,35 @@ import type { ApiServerOptions } from './api-server.js';
 
 const usage =
   'usage: kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never] [--tls] [--token T]';
+
+/** `--help`: every flag with its default. */
+const HELP = `${usage}
+
+An embedded Kubernetes API server for development and tests: kubectl, @kubernetes/client-node and
+kubeloop operators work against it. No controllers run: it stores, validates, watches and
+garbage-collects, as envtest does.
+
+Options:
+  --port N                TCP port (default: 0, any free port)
+  --host H                interface to bind (default: 127.0.0.1; anything else exposes the server
+                          to other machines: use --tls and --token then)
+  --allowed-host NAME     a host name requests may be addressed to, besides IP addresses,
+                          localhost and --host; repeatable (default: none)
+  --data-dir DIR          keep the objects in a write-ahead log in DIR, locked against a second
+                          server (default: none, memory only)
+  --repair                with --data-dir: drop a damaged part of the log instead of refusing to
+                          start (default: off)
+  --fsync MODE            with --data-dir: always (a write is on disk before it is answered),
+                          batch, or never (default: always)
+  --kubeconfig-out FILE   where to write the kubeconfig for this server
+                          (default: ./kubeloop.kubeconfig)
+  --tls                   serve HTTPS with a self-signed CA, carried by the kubeconfig
+                          (default: off, plain HTTP)
+  --token T               require "Authorization: Bearer T", carried by the kubeconfig
+                          (default: none, no authentication)
+  -h, --help              show this text
+
+Stop it with Ctrl-C (SIGINT) or SIGTERM.`;
 
 async function main(): Promise<void> {
   let values: {
@@ -48,7 +76,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values.help) {
-    process.stdout.write(`${usage}\n`);
+    process.stdout.write(`${HELP}\n`);
     return;
   }
   const options: ApiServerOptions = { logger: (line) => process.stderr.write(`${line}\n`) };
@@ -86,8 +114,9 @@ async function main(): Promise<void> {
     options.token = values.token;
   }
   const server = await startApiServer(options);
-  await server.writeKubeconfig(resolve(values['kubeconfig-out'] ?? 'kubeloop.kubeconfig'));
-  process.stdout.write(`kubeloop-apiserver listening on ${server.url}\n`);
+  const kubeconfig = resolve(values['kubeconfig-out'] ?? 'kubeloop.kubeconfig');
+  await server.writeKubeconfig(kubeconfig);
+  process.stdout.write(`kubeloop-apiserver listening on ${server.url}\nkubeconfig written to ${kubeconfig}\n  export KUBECONFIG=${kubeconfig}\n`);
 
   let stopping = false;
   const stop = (): void => {
