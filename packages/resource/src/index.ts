@@ -99,6 +99,8 @@ export type {
 } from './kinds/custom-resource-definition.js';
 export { CustomResourceDefinitionKind, kindFromCustomResourceDefinition } from './kinds/custom-resource-definition.js';
 export { builtinKinds } from './kinds/builtin-kinds.js';
+// Pod, Service, Deployment, Job, Role... and the API types they use (V1PodSpec, V1Container...): generated.
+export * from './kinds/builtin-workloads.generated.js';
 export type { LabelOperator, LabelRequirement, LabelSelectorObject } from './selector/label-selector.js';
 export { LabelSelector, parseLabelSelector } from './selector/label-selector.js';
 export type { FieldRequirement, FieldSelectorParseOptions } from './selector/field-selector.js';

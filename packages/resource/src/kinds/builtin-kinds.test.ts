@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinKinds } from './builtin-kinds.js';
+import { builtinWorkloadKinds } from './builtin-workloads.generated.js';
 import { ConfigMapKind } from './config-map.js';
 import type { ConfigMap } from './config-map.js';
 import { CustomResourceDefinitionKind, kindFromCustomResourceDefinition } from './custom-resource-definition.js';
@@ -28,11 +29,14 @@ describe('built-in kinds', () => {
     },
   ];
 
-  test('builtinKinds lists the six kinds in order', () => {
+  test('builtinKinds lists the six hand-typed kinds first, then the generated ones, each once', () => {
     assert.deepEqual(
-      builtinKinds.map((k) => k.kind),
+      builtinKinds.slice(0, 6).map((k) => k.kind),
       ['Namespace', 'ConfigMap', 'Secret', 'Event', 'Lease', 'CustomResourceDefinition'],
     );
+    assert.deepEqual(builtinKinds.slice(6), [...builtinWorkloadKinds]);
+    const ids = builtinKinds.map((k) => `${k.apiVersion} ${k.plural}`);
+    assert.equal(new Set(ids).size, ids.length, 'no kind twice');
   });
 
   for (const { kind, apiVersion, plural, scope, shortNames } of expected) {

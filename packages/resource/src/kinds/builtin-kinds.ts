@@ -6,8 +6,13 @@ import { EventKind } from './event.js';
 import { LeaseKind } from './lease.js';
 import { NamespaceKind } from './namespace.js';
 import { SecretKind } from './secret.js';
+import { builtinWorkloadKinds } from './builtin-workloads.generated.js';
 
-/** Namespace, ConfigMap, Secret, Event, Lease and CustomResourceDefinition. */
+/**
+ * Namespace, ConfigMap, Secret, Event, Lease and CustomResourceDefinition (typed by hand), then every
+ * other kind the embedded API server serves (Pod, Service, Deployment, Job, Role..., generated from the
+ * server's data: see `builtin-workloads.generated.ts`).
+ */
 export const builtinKinds: readonly Kind[] = Object.freeze([
   NamespaceKind,
   ConfigMapKind,
@@ -15,4 +20,5 @@ export const builtinKinds: readonly Kind[] = Object.freeze([
   EventKind,
   LeaseKind,
   CustomResourceDefinitionKind,
+  ...(builtinWorkloadKinds as readonly Kind[]),
 ]);
