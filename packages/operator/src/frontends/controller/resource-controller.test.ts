@@ -273,12 +273,13 @@ describe('consul-style Controller', () => {
     );
   });
 
-  test('hasSynced and lastSyncResourceVersion follow the informer', async () => {
+  test('hasSynced and lastSyncResourceVersion follow the informer; a stopped controller has not synced (seed: still true)', async () => {
     const t = setup();
     assert.equal(t.controller.lastSyncResourceVersion(), '42');
     await t.clock.advance(0);
     assert.equal(t.controller.hasSynced(), true);
     await t.stop();
+    assert.equal(t.controller.hasSynced(), false, 'a stopped controller serves no readiness');
   });
 
   test('a Backgrounder runs beside the controller and is awaited when it stops', async () => {
