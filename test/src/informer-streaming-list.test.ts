@@ -79,7 +79,7 @@ describe('KubernetesBasedInformer with a streaming initial list (real HTTP)', ()
       initialListStrategy: strategy,
       backoff: noDelay,
       logger: noopLogger,
-      errorHandler: (error, context) => errors.push({ error, context }),
+      errorHandler: (context, error) => errors.push({ error, context }),
     });
     const states: InformerState[] = [];
     informer.on('stateChange', (s) => states.push(s));

@@ -48,7 +48,7 @@ describe('KubernetesBasedInformer watch restarts over real HTTP', () => {
     const informer = new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, informerClient, namespace, {
       backoff,
       logger: noopLogger,
-      errorHandler: (error) => errors.push(error),
+      errorHandler: (_context, error) => errors.push(error),
     });
     informer.on('watchStart', (rv) => watchStarts.push(rv));
     informer.on('stateChange', (s) => states.push(s));

@@ -55,7 +55,7 @@ describe('finalizers end to end against the embedded API server', () => {
     const controller = new InformerController({ logger: noopLogger, errorHandler: (_ctx, err) => errors.push(err) });
     const informer = new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, client, namespace, {
       backoff: new JitteredExponentialBackoff({ initialMs: 10, maxMs: 200 }),
-      errorHandler: (err) => errors.push(err),
+      errorHandler: (_context, err) => errors.push(err),
     });
     controller.addInformer(informer, 'configmaps');
     controller.addReconciler(opinionated, 'configmaps');

@@ -58,7 +58,7 @@ describe('KubernetesBasedInformer against the embedded API server', () => {
     const informer = new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, informerClient, namespace, {
       pageSize: options.pageSize ?? 500,
       backoff: new JitteredExponentialBackoff({ initialMs: 10, maxMs: 200 }),
-      errorHandler: (_err, ctx) => errors.push(ctx.phase),
+      errorHandler: (ctx) => errors.push(ctx.phase),
     });
     informer.on('relist', (r) => relists.push(r));
     informer.addEventHandler(mirror.watcher);

@@ -54,7 +54,7 @@ export function createPlaylistOperator(options: PlaylistOperatorOptions): Playli
 
   const informer = new KubernetesBasedInformer<Playlist>(PlaylistKind, playlists, options.namespace, {
     transform: stripManagedFields,
-    errorHandler: (error, context) => logger.warn('informer error (it retries by itself)', { phase: context.phase, error }),
+    errorHandler: (context, error) => logger.warn('informer error (it retries by itself)', { phase: context.phase, error }),
   });
 
   const controller = new InformerController({

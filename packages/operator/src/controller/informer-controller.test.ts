@@ -1123,7 +1123,7 @@ describe('InformerController informer errors', () => {
   }
 
   function informerSetup(
-    options: { informerErrorHandler?: (error: unknown, context: InformerErrorContext) => void; onError?: (ctx: ErrorHandlerContext) => void } = {},
+    options: { informerErrorHandler?: (context: InformerErrorContext, error: unknown) => void; onError?: (ctx: ErrorHandlerContext) => void } = {},
   ): InformerHarness {
     const clock = new VirtualClock();
     const errors: Reported[] = [];
@@ -1175,7 +1175,7 @@ describe('InformerController informer errors', () => {
   test('an errorHandler set on the informer is kept and called first, even when it throws', async () => {
     const order: string[] = [];
     const h = informerSetup({
-      informerErrorHandler: (_error, context) => {
+      informerErrorHandler: (context) => {
         order.push(`informer:${context.phase}`);
         throw new Error('informer handler bug');
       },

@@ -534,8 +534,8 @@ export class InformerController {
   }
 
   /** Reports and counts an error of an informer of `kind` (see {@link addInformer}). */
-  private informerErrorHandler(kind: string): (error: unknown, context: InformerErrorContext) => void {
-    return (error, context) => {
+  private informerErrorHandler(kind: string): (context: InformerErrorContext, error: unknown) => void {
+    return (context, error) => {
       if (this.lifecycle.isShutdownAbort(error)) return;
       this.metrics.informerErrorsTotal.labels(kind, context.phase).inc();
       const object = context.object;

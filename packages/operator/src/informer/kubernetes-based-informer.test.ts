@@ -55,7 +55,7 @@ function harness(options: KubernetesBasedInformerOptions = {}): Harness {
     backoff,
     random: () => 0,
     logger: noopLogger,
-    errorHandler: (error, context) => errors.push({ error, context }),
+    errorHandler: (context, error) => errors.push({ error, context }),
     ...options,
   });
   const handler = new RecordingHandler();
@@ -741,7 +741,7 @@ describe('KubernetesBasedInformer', () => {
       clock,
       logger: noopLogger,
       inactivityTimeoutMs: 0,
-      errorHandler: (error, context) => errors.push([(error as Error).message, context.object?.metadata.name]),
+      errorHandler: (context, error) => errors.push([(error as Error).message, context.object?.metadata.name]),
     });
     const seen: string[] = [];
     informer.addEventHandler({

@@ -46,7 +46,7 @@ export interface InformerErrorContext {
 }
 
 /** Receives every error of an informer: list and watch failures (then retried) and handler failures (then dropped). */
-export type InformerErrorHandler = (error: unknown, context: InformerErrorContext) => void;
+export type InformerErrorHandler = (context: InformerErrorContext, error: unknown) => void;
 
 /** Lifecycle events of a {@link KubernetesBasedInformer} (eventemitter3). */
 export interface InformerEvents {
@@ -128,14 +128,14 @@ export function stripManagedFields<T extends KubeObject>(object: T): T {
   return object;
 }
 
-const defaultErrorHandler: InformerErrorHandler = (error, context) => {
+const defaultErrorHandler: InformerErrorHandler = (context, error) => {
   // The message says what failed; the error's own text is the `error` attribute, once.
   consoleLogger.error(`informer ${context.phase} failed`, { component: 'KubernetesBasedInformer', kind: context.kind, error: errorMessage(error) });
 };
 
 /**
  * Adds `handler` to the `errorHandler` of an informer that has one (a {@link KubernetesBasedInformer},
- * or any informer with a public `errorHandler(error, context)` property). An errorHandler the user
+ * or any informer with a public `errorHandler(context, error)` property). An errorHandler the user
  * set is kept and called first (a throw from it does not stop `handler`); the informer's default
  * one, which only logs, is replaced, so that an error is not logged twice. Later changes of the
  * informer's `errorHandler` replace the chain. Returns false when the informer has no `errorHandler`.
@@ -149,13 +149,13 @@ export function chainInformerErrorHandler(informer: object, handler: InformerErr
     return true;
   }
   const first = previous as InformerErrorHandler;
-  target.errorHandler = ((error, context) => {
+  target.errorHandler = ((context, error) => {
     try {
-      first.call(informer, error, context);
+      first.call(informer, context, error);
     } catch {
       // The user's handler failing must not hide the error from the next one.
     }
-    handler(error, context);
+    handler(context, error);
   }) satisfies InformerErrorHandler;
   return true;
 }
@@ -751,7 +751,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     if (this.metrics !== undefined && isCodecError(error)) this.metrics.decodeError();
     if (phase !== 'handler') this.notify('watchError', error);
     try {
-      this.errorHandler(error, { phase, kind: this.kind.kind, object });
+      this.errorHandler({ phase, kind: this.kind.kind, object }, error);
     } catch {
       // An error handler that throws must not stop the informer.
     }

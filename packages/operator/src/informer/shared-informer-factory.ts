@@ -125,8 +125,8 @@ class SharedEntry<T extends KubeObject = KubeObject> {
       delete: (_ctx, object) => this.serial((h, ctx) => h.delete(ctx, object)),
     });
     if (typeof informer.errorHandler === 'function') {
-      informer.errorHandler = (error: unknown, context: InformerErrorContext) => {
-        for (const handle of this.members) handle.reportError(error, context);
+      informer.errorHandler = (context: InformerErrorContext, error: unknown) => {
+        for (const handle of this.members) handle.reportError(context, error);
       };
     }
   }
@@ -196,7 +196,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements Inform
     private readonly entry: () => SharedEntry<T>,
   ) {
     this.current = entry();
-    this.member = new Member<T>(kind, (error, context) => this.errorHandler(error, context));
+    this.member = new Member<T>(kind, (context, error) => this.errorHandler(context, error));
   }
 
   addEventHandler(handler: ResourceWatcher<T>): void {
@@ -270,7 +270,7 @@ class Member<T extends KubeObject> {
       try {
         await call(handler);
       } catch (error) {
-        this.reportError(error, { phase: 'handler', kind: this.kind.kind });
+        this.reportError({ phase: 'handler', kind: this.kind.kind }, error);
       }
     }
   }
@@ -295,9 +295,9 @@ class Member<T extends KubeObject> {
     for (const w of waiters) w();
   }
 
-  reportError(error: unknown, context: InformerErrorContext): void {
+  reportError(context: InformerErrorContext, error: unknown): void {
     try {
-      this.errors(error, context);
+      this.errors(context, error);
     } catch {
       // A throwing error handler must not stop the shared informer.
     }

@@ -394,7 +394,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   }
 
   /** Errors of the informers (see `errorHandler`): reported with `source: 'informer'` and the phase. */
-  private readonly informerErrorHandler = (error: unknown, context: InformerErrorContext): void => {
+  private readonly informerErrorHandler = (context: InformerErrorContext, error: unknown): void => {
     if (this.lifecycle.isShutdownAbort(error)) return;
     const object = context.object;
     this.report(error, { key: object?.metadata?.name !== undefined ? objectKey(object) : '', source: 'informer', phase: context.phase });
