@@ -275,7 +275,8 @@ const eventSpanName: Record<ResourceAction, string> = {
  * every watcher of the kind in add order, then every reconciler in add order. A failing handler is
  * reported to `errorHandler` and retried alone, per `retryPolicy`; retries wait in one scheduler
  * and re-enter the object's queue, so they stay ordered with the object's new events. Different
- * objects run concurrently, up to `maxConcurrentWorkers`.
+ * objects run concurrently, up to `maxConcurrentWorkers`. Informers of other kinds added with `owns`
+ * or `watches` queue resyncs of the primary objects their events map to, in those primaries' queues.
  *
  * Guarantees: at-least-once delivery of every event accepted while running (handlers must be
  * idempotent); never two handler calls at once for one object; queued, not started updates of one
