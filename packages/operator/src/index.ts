@@ -69,6 +69,7 @@ export {
 export type { RetrySchedulerOptions } from './queue/retry-scheduler.js';
 export { RetryScheduler } from './queue/retry-scheduler.js';
 export type { InformerControllerConfig, ErrorHandler, ErrorHandlerContext, AddInformerOptions } from './controller/informer-controller.js';
+export type { OwnsOptions, WatchesOptions, SecondaryMapFunc } from './controller/secondary-source.js';
 export type { ResourceKindKey } from './controller/registration-key.js';
 export { resourceKindKey } from './controller/registration-key.js';
 export type { MetricsAwareInformer } from './observability/informer-metrics-wiring.js';
@@ -143,7 +144,14 @@ export type { FinalizerSupplier, FinalizerWriteOptions } from './handlers/finali
 export { DefaultFinalizerSupplier, validateFinalizerName, hasFinalizer, addFinalizer, removeFinalizer } from './handlers/finalizer.js';
 export type { OpinionatedWatcherOptions, ObjectFunc, UpdateFunc } from './handlers/opinionated-watcher.js';
 export { OpinionatedWatcher, newOpinionatedWatcher } from './handlers/opinionated-watcher.js';
-export { OpinionatedReconciler, newOpinionatedReconciler, OPINIONATED_CREATE_PATCH_PENDING, OPINIONATED_DELETE_PATCH_PENDING } from './handlers/opinionated-reconciler.js';
+export type { OpinionatedReconcilerOptions } from './handlers/opinionated-reconciler.js';
+export {
+  OpinionatedReconciler,
+  newOpinionatedReconciler,
+  OPINIONATED_CREATE_PATCH_PENDING,
+  OPINIONATED_DELETE_PATCH_PENDING,
+  OPINIONATED_FINALIZER_ADDED,
+} from './handlers/opinionated-reconciler.js';
 
 // --- helpers every operator writes: create-or-update (controllerutil) ---
 export type { OperationResult, MutateFn, CreateOrUpdateClient, CreateOrPatchClient, CreateOrUpdateOptions, CreateOrUpdateResult } from './handlers/create-or-update.js';

@@ -1,7 +1,7 @@
-import { objectKey } from '@kubeloop/resource';
+import { identifierKey, objectKey } from '@kubeloop/resource';
 import { context } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
-import type { KubeObject } from '@kubeloop/resource';
+import type { Identifier, KubeObject } from '@kubeloop/resource';
 import { ReconcileAction, reconcileActionFromResourceAction } from '../handlers/actions.js';
 import type { ResourceAction } from '../handlers/actions.js';
 import { realClock } from '../clock.js';
@@ -27,6 +27,8 @@ import type { Reconciler, ReconcileRequest, ReconcileResult } from '../handlers/
 import type { HandlerContext, ResourceWatcher } from '../handlers/resource-watcher.js';
 import { PredicateFilter } from './predicates.js';
 import type { Predicate } from './predicates.js';
+import { controllerOwnerOf, primariesOf, unmatchedSecondaries } from './secondary-source.js';
+import type { OwnsOptions, PrimaryMapper, SecondaryMapFunc, WatchesOptions } from './secondary-source.js';
 import { LOW_PRIORITY } from '../queue/ready-queue.js';
 import { isResync } from '../informer/resync.js';
 import { OpinionatedRetryDequeuePolicy } from '../queue/retry-dequeue-policy.js';
@@ -186,6 +188,29 @@ interface EventItem {
   initialList: boolean;
   /** When it was queued (see `QueueMetrics`). */
   queuedAt?: number | undefined;
+  /**
+   * The secondary event that asked for this resync of a primary (see `InformerController.owns`);
+   * undefined for the primary's own events. Such an item goes to the reconcilers only.
+   */
+  trigger?: SecondaryTrigger | undefined;
+}
+
+/** The event of a secondary informer that asked for a resync of its primary. */
+interface SecondaryTrigger {
+  /** The registration key of the secondary kind. */
+  kind: string;
+  action: ResourceAction;
+  object: KubeObject;
+}
+
+/** A secondary informer added with `owns` or `watches`. */
+interface SecondarySource {
+  readonly informer: Informer;
+  /** The registration key of the primary kind. */
+  readonly primary: string;
+  readonly mapper: PrimaryMapper;
+  readonly registration: Registration;
+  readonly method: 'owns' | 'watches';
 }
 
 /** What a retry needs, as data: which handler, which object, which attempt; never a closure. */
@@ -250,7 +275,8 @@ const eventSpanName: Record<ResourceAction, string> = {
  * every watcher of the kind in add order, then every reconciler in add order. A failing handler is
  * reported to `errorHandler` and retried alone, per `retryPolicy`; retries wait in one scheduler
  * and re-enter the object's queue, so they stay ordered with the object's new events. Different
- * objects run concurrently, up to `maxConcurrentWorkers`.
+ * objects run concurrently, up to `maxConcurrentWorkers`. Informers of other kinds added with `owns`
+ * or `watches` queue resyncs of the primary objects their events map to, in those primaries' queues.
  *
  * Guarantees: at-least-once delivery of every event accepted while running (handlers must be
  * idempotent); never two handler calls at once for one object; queued, not started updates of one
@@ -282,6 +308,9 @@ export class InformerController {
   private readonly queue: WorkQueue<WorkItem>;
   private readonly scheduler: RetryScheduler<RetryEntry>;
   private readonly informers = new ListMap<string, Informer>();
+  private readonly secondaries: SecondarySource[] = [];
+  /** Every informer started by this controller: one informer added several times (as a primary and a secondary) runs once. */
+  private readonly started = new Set<Informer>();
   // Copy-on-write lists: an event iterates the list it started with, whatever is added or removed meanwhile.
   private readonly watchers = new Map<string, readonly ResourceWatcher[]>();
   private readonly reconcilers = new Map<string, readonly Reconciler[]>();
@@ -359,12 +388,80 @@ export class InformerController {
     });
     if (duplicate) throw ErrInformerAlreadyAdded;
     const predicates = options.predicates;
-    informer.addEventHandler(predicates !== undefined && predicates.length > 0 ? this.filteredHandler(resourceKind, predicates, informer) : this.enqueueHandler(resourceKind, informer));
-    chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
-    if (offerInformerMetrics(informer, this.informerMetrics)) this.informerMetricsUsed = true;
+    informer.addEventHandler(this.filtered(resourceKind, predicates, this.enqueueHandler(resourceKind, informer), informer));
+    // Added before (for another kind, or as a secondary): its errors and metrics are wired already.
+    if (!this.isAdded(informer)) {
+      chainInformerErrorHandler(informer, this.informerErrorHandler(resourceKind));
+      if (offerInformerMetrics(informer, this.informerMetrics)) this.informerMetricsUsed = true;
+      this.cacheMetrics.track(informer.schema().kind, informer);
+    }
     this.informers.addItem(resourceKind, informer);
-    this.cacheMetrics.track(informer.schema().kind, informer);
     if (this.lifecycle.state === 'running' || this.lifecycle.state === 'warming') this.startInformer(informer, resourceKind);
+  }
+
+  /**
+   * Reconciles the primary that controls each object of `informer` (controller-runtime's `Owns()`,
+   * kube-rs' `Controller::owns`): every add, update and delete of an object whose controller owner
+   * reference (`controller: true`) points at the primary kind asks for a reconcile of that primary.
+   * Owner references without `controller: true` are ignored. For an update, the owners of the old and
+   * of the new object are both reconciled.
+   *
+   * The primary is read from the cache of the primary kind's informers (a primary not in the cache is
+   * skipped) and queued in the primary's own per-object queue, behind its own events, as a resync: its
+   * reconcilers (not its watchers) get `ReconcileAction.Resynced` with the cached primary. It coalesces
+   * as any queued update: into a queued, not started create or update of the primary it adds nothing
+   * (that reconcile runs after the secondary's change is in its cache); a primary update merges into it.
+   * The secondary informer is run by the controller and waited for by the sync gate; its events are
+   * counted and timed under its own kind (`kind="Deployment"`), its spans carry `trigger.*` attributes.
+   * @example controller.owns(deployments, { primary: WebsiteKind })
+   * @throws InvalidArgumentError when `informer` or `options.primary` is missing;
+   *   `ErrInformerAlreadyAdded` when this informer was already added for this primary.
+   */
+  owns<S extends KubeObject>(informer: Informer<S>, options: OwnsOptions<S>): void {
+    this.addSecondary(informer, options as OwnsOptions, controllerOwnerOf, 'owns');
+  }
+
+  /**
+   * Reconciles the primaries that `options.map` returns for each object of `informer`
+   * (controller-runtime's `Watches(source, EnqueueRequestsFromMapFunc(map))`, kube-rs'
+   * `Controller::watches`): everything else as {@link owns}. For an update, `map` gets the old and the
+   * new object.
+   * @example controller.watches(secrets, { primary: WebsiteKind, map: (s) => websitesUsing(s) })
+   * @throws InvalidArgumentError when `informer`, `options.primary` or `options.map` is missing;
+   *   `ErrInformerAlreadyAdded` when this informer was already added for this primary.
+   */
+  watches<S extends KubeObject>(informer: Informer<S>, options: WatchesOptions<S>): void {
+    const map = options?.map as SecondaryMapFunc | undefined;
+    if (typeof map !== 'function') throw new InvalidArgumentError('watches needs options.map: the primaries an object stands for');
+    this.addSecondary(informer, options as OwnsOptions, (object) => map(object), 'watches');
+  }
+
+  private addSecondary(informer: Informer, options: OwnsOptions, mapper: PrimaryMapper, method: 'owns' | 'watches'): void {
+    if (informer == null) throw new InvalidArgumentError('informer cannot be nil');
+    if (options?.primary == null) throw new InvalidArgumentError(`${method} needs options.primary: the registration key of the primary kind`);
+    const primary = resourceKindKey(options.primary);
+    if (!primary) throw new InvalidArgumentError('primary cannot be empty');
+    if (this.secondaries.some((s) => s.informer === informer && s.primary === primary)) throw ErrInformerAlreadyAdded;
+    const key = resourceKindKey(informer.schema());
+    const source: SecondarySource = { informer, primary, mapper, method, registration: new Registration(key, informer, this.metrics) };
+    informer.addEventHandler(this.filtered(key, options.predicates, this.secondaryHandler(source), informer));
+    if (!this.isAdded(informer)) {
+      chainInformerErrorHandler(informer, this.informerErrorHandler(key));
+      if (offerInformerMetrics(informer, this.informerMetrics)) this.informerMetricsUsed = true;
+      this.cacheMetrics.track(informer.schema().kind, informer);
+    }
+    this.secondaries.push(source);
+    if (this.lifecycle.state === 'running' || this.lifecycle.state === 'warming') this.startInformer(informer, key);
+  }
+
+  /** True when `informer` was added already, as a primary or a secondary. */
+  private isAdded(informer: Informer): boolean {
+    if (this.secondaries.some((s) => s.informer === informer)) return true;
+    let found = false;
+    this.informers.rangeAll((_kind, _i, existing) => {
+      if (existing === informer) found = true;
+    });
+    return found;
   }
 
   /**
@@ -433,18 +530,17 @@ export class InformerController {
     // A typo in a registration key silently yields zero calls: say so once, at start.
     const informerKeys: string[] = [];
     this.informers.rangeAll((kind) => informerKeys.push(kind));
-    for (const message of unmatchedRegistrations(informerKeys, [...this.watchers.keys()], [...this.reconcilers.keys()])) {
-      this.logger.warn(message, { component: 'InformerController' });
-    }
+    const reconcilerKeys = [...this.reconcilers.keys()];
+    const messages = [
+      ...unmatchedRegistrations(informerKeys, [...this.watchers.keys()], reconcilerKeys),
+      ...unmatchedSecondaries(this.secondaries.map((s) => ({ method: s.method, secondary: s.registration.kind, primary: s.primary })), informerKeys, reconcilerKeys),
+    ];
+    for (const message of messages) this.logger.warn(message, { component: 'InformerController' });
     await this.lifecycle.run(signal, {
       queue: this.queue,
       scheduler: this.scheduler,
       startInformers: () => this.startInformers(),
-      informers: () => {
-        const all: Informer[] = [];
-        this.informers.rangeAll((_kind, _i, informer) => all.push(informer));
-        return all;
-      },
+      informers: () => this.allInformers(),
     });
   }
 
@@ -470,12 +566,26 @@ export class InformerController {
 
   private startInformers(): void {
     this.informers.rangeAll((kind, _i, informer) => this.startInformer(informer, kind));
+    for (const source of this.secondaries) this.startInformer(source.informer, source.registration.kind);
+  }
+
+  /** Every informer of the controller, primaries and secondaries, each once: the sync gate waits for all of them. */
+  private allInformers(): Informer[] {
+    const all = new Set<Informer>();
+    this.informers.rangeAll((_kind, _i, informer) => all.add(informer));
+    for (const source of this.secondaries) all.add(source.informer);
+    return [...all];
   }
 
   // --- informer side: synchronous and cheap ---
 
+  /** `handler` behind `predicates`, when there are some. */
+  private filtered(kind: string, predicates: readonly Predicate[] | undefined, handler: ResourceWatcher, informer: Informer): ResourceWatcher {
+    return predicates !== undefined && predicates.length > 0 ? this.predicateFilter(kind).handler(predicates, handler, informer) : handler;
+  }
+
   /** One filter (and metric child) per kind; the counter is shared so it is registered once. */
-  private filteredHandler(kind: string, predicates: readonly Predicate[], informer: Informer): ResourceWatcher {
+  private predicateFilter(kind: string): PredicateFilter {
     let filter = this.predicateFilters.get(kind);
     if (filter === undefined) {
       filter = new PredicateFilter({
@@ -486,7 +596,7 @@ export class InformerController {
       });
       this.predicateFilters.set(kind, filter);
     }
-    return filter.handler(predicates, this.enqueueHandler(kind, informer), informer);
+    return filter;
   }
 
   private predicateCollectors(): PrometheusCollector[] {
@@ -529,7 +639,63 @@ export class InformerController {
     if (this.queue.add(queueKey(kind, object), item, lowPriority ? LOW_PRIORITY : undefined) === 'coalesced') metrics.coalesced.inc();
   }
 
+  /** The handler a secondary source adds to its informer: it maps each event to primaries and queues their resyncs. */
+  private secondaryHandler(source: SecondarySource): ResourceWatcher {
+    return {
+      add: (_ctx, object) => {
+        this.enqueueSecondary(source, 'CREATE', undefined, object);
+        return HANDLED;
+      },
+      update: (_ctx, old, object) => {
+        this.enqueueSecondary(source, 'UPDATE', old, object);
+        return HANDLED;
+      },
+      delete: (_ctx, object) => {
+        this.enqueueSecondary(source, 'DELETE', undefined, object);
+        return HANDLED;
+      },
+    };
+  }
+
+  /**
+   * Queues a resync of each primary a secondary event maps to, read from the primary kind's cache (a
+   * primary not there is skipped), in the primary's own queue. Its priority is the secondary event's:
+   * adds of the secondary's initial list and its resyncs wait behind fresh changes.
+   */
+  private enqueueSecondary(source: SecondarySource, action: ResourceAction, old: KubeObject | undefined, object: KubeObject): void {
+    const secondaryKind = source.registration.kind;
+    const metrics = source.registration.metricsOf(object, action);
+    metrics.events.inc();
+    if (object == null || typeof object.metadata !== 'object' || object.metadata === null) {
+      this.report(ErrNilObject, { resourceKind: secondaryKind, action, source: 'controller' });
+      return;
+    }
+    const [firstPrimary] = this.informers.itemAt(source.primary, 0);
+    if (firstPrimary === undefined) return;
+    const primarySchema = firstPrimary.schema();
+    let primaries: Map<string, Identifier>;
+    try {
+      primaries = primariesOf(source.mapper, primarySchema, object, old);
+    } catch (err) {
+      this.report(err, { resourceKind: secondaryKind, objectKey: objectKey(object), action, source: 'controller' });
+      return;
+    }
+    if (primaries.size === 0) return;
+    const lowPriority = (action === 'CREATE' && !source.informer.hasSynced()) || (action === 'UPDATE' && old !== undefined && isResync(old, object));
+    const trigger: SecondaryTrigger = { kind: secondaryKind, action, object };
+    const trace = tracingEnabled() ? context.active() : undefined;
+    for (const id of primaries.values()) {
+      const primary = cachedObject(this.informers, source.primary, id);
+      if (primary === undefined) continue;
+      const item: EventItem = { type: 'event', kind: source.primary, action: 'UPDATE', old: primary, object: primary, metrics, trace, initialList: false, trigger };
+      if (this.queue.add(queueKey(source.primary, primary), item, lowPriority ? LOW_PRIORITY : undefined) === 'coalesced') metrics.coalesced.inc();
+    }
+  }
+
+  /** Runs `informer` (once, however many times it was added). */
   private startInformer(informer: Informer, kind: string): void {
+    if (this.started.has(informer)) return;
+    this.started.add(informer);
     this.lifecycle.runInformer(informer, (err) => this.report(err, { resourceKind: kind, source: 'informer' }));
   }
 
@@ -569,13 +735,15 @@ export class InformerController {
    * children). A handler's end time is the next one's start time (one clock read per handler).
    */
   private async processEvent(key: string, event: EventItem): Promise<void> {
-    const watchers = this.watchers.get(event.kind) ?? NO_WATCHERS;
+    // A secondary's resync is for reconcilers: no event of the primary happened that watchers would be told of.
+    const watchers = event.trigger === undefined ? (this.watchers.get(event.kind) ?? NO_WATCHERS) : NO_WATCHERS;
     const reconcilers = this.reconcilers.get(event.kind) ?? NO_RECONCILERS;
     if (watchers.length === 0 && reconcilers.length === 0) return;
     const metrics = event.metrics;
     metrics.ongoingEvents.inc();
     const startedAt = performance.now();
     const span = event.trace !== undefined ? startObjectSpan(eventSpanName[event.action], event.object, event.trace) : undefined;
+    if (span !== undefined && event.trigger !== undefined) span.setAttributes(triggerSpanAttributes(event.trigger));
     let now = startedAt;
     try {
       for (const watcher of watchers) {
@@ -883,11 +1051,44 @@ function refreshRetry(retry: RetryEntry, newer: KubeObject): void {
   if (retry.type === 'reconciler') retry.request = { ...retry.request, object: newer };
 }
 
-/** Merges a queued, not started UPDATE with an incoming UPDATE of the same object: oldest `old`, newest `new`. */
+/**
+ * Merges a queued, not started UPDATE with an incoming UPDATE of the same object: oldest `old`, newest
+ * `new`. A secondary's resync adds nothing to a queued create or update of its primary (that reconcile
+ * runs after the secondary's change reached its cache); a primary's update merged into a secondary's
+ * resync makes it that update, for watchers too, with the `old` watchers were last handed.
+ */
 function coalesceUpdates(queued: WorkItem, incoming: WorkItem): WorkItem | undefined {
-  if (queued.type !== 'event' || incoming.type !== 'event' || queued.action !== 'UPDATE' || incoming.action !== 'UPDATE') return undefined;
+  if (queued.type !== 'event' || incoming.type !== 'event') return undefined;
+  if (incoming.trigger !== undefined && queued.action !== 'DELETE') return queued;
+  if (queued.action !== 'UPDATE' || incoming.action !== 'UPDATE') return undefined;
+  if (queued.trigger !== undefined) {
+    queued.trigger = undefined;
+    queued.old = incoming.old;
+    queued.metrics = incoming.metrics;
+    queued.trace = incoming.trace;
+  }
   queued.object = incoming.object;
   return queued;
+}
+
+/** The object under `id` in the cache of the first informer of `kind` that has it. */
+function cachedObject(informers: ListMap<string, Informer>, kind: string, id: Identifier): KubeObject | undefined {
+  const key = identifierKey(id);
+  for (let i = 0, n = informers.keySize(kind); i < n; i++) {
+    const object = informers.itemAt(kind, i)[0]?.store.get(key);
+    if (object !== undefined) return object;
+  }
+  return undefined;
+}
+
+/** What a resync span says of the secondary event that asked for it. */
+function triggerSpanAttributes(trigger: SecondaryTrigger): Record<string, string> {
+  return {
+    'trigger.kind': trigger.kind,
+    'trigger.event': trigger.action,
+    'trigger.namespace': trigger.object.metadata.namespace ?? '',
+    'trigger.name': trigger.object.metadata.name,
+  };
 }
 
 function removeFirst<H>(registry: Map<string, readonly H[]>, kind: string, handler: H): void {

@@ -2,9 +2,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '@kubeloop/resource';
 import { ReconcileAction } from './actions.js';
-import { ReconcileError, isNilObjectError } from '../errors.js';
+import { ReconcileError, TerminalError, isNilObjectError } from '../errors.js';
 import { FakePatchClient, testContext, widget } from '../testing/informer-fakes.test-helper.js';
-import { OPINIONATED_CREATE_PATCH_PENDING, OPINIONATED_DELETE_PATCH_PENDING, newOpinionatedReconciler } from './opinionated-reconciler.js';
+import { OPINIONATED_CREATE_PATCH_PENDING, OPINIONATED_DELETE_PATCH_PENDING, OPINIONATED_FINALIZER_ADDED, newOpinionatedReconciler } from './opinionated-reconciler.js';
 import type { OpinionatedReconciler } from './opinionated-reconciler.js';
 import type { ReconcileRequest, ReconcileResult } from './reconciler.js';
 
@@ -14,17 +14,19 @@ const deleting = '2024-01-01T00:00:00Z';
 interface Setup {
   r: OpinionatedReconciler;
   client: FakePatchClient;
-  seen: { action: ReconcileAction; name: string; state: unknown }[];
+  seen: { action: ReconcileAction; name: string; state: unknown; finalizers: string[] | undefined; storedFinalizers: string[] | undefined }[];
   /** What the wrapped reconciler does next: return a result or throw. */
   behaviour: { result?: ReconcileResult; error?: Error };
 }
 
-function setup(): Setup {
+function setup(options: { finalizerFirst?: boolean } = {}): Setup {
   const client = new FakePatchClient();
-  const s: Setup = { r: newOpinionatedReconciler(client, F), client, seen: [], behaviour: {} };
+  const s: Setup = { r: newOpinionatedReconciler(client, F, options), client, seen: [], behaviour: {} };
   s.r.wrap({
     reconcile: async (_ctx, req: ReconcileRequest) => {
-      s.seen.push({ action: req.action, name: req.object.metadata.name, state: req.state });
+      // What the request carried, and what the API server held when the wrapped reconciler ran.
+      const storedFinalizers = client.objects.get(`default/${req.object.metadata.name}`)?.metadata.finalizers;
+      s.seen.push({ action: req.action, name: req.object.metadata.name, state: req.state, finalizers: req.object.metadata.finalizers, storedFinalizers });
       if (s.behaviour.error) throw s.behaviour.error;
       return s.behaviour.result ?? {};
     },
@@ -187,5 +189,94 @@ describe('OpinionatedReconciler', () => {
     const r = newOpinionatedReconciler(client, F);
     assert.deepEqual(await r.reconcile(testContext, { action: ReconcileAction.Created, object: client.put(widget('a', '1')) }), {});
     assert.deepEqual(finalizersOf(client), [F]);
+  });
+});
+
+describe('OpinionatedReconciler with finalizerFirst', () => {
+  /** What the reconcile threw (a test of a failure). */
+  async function failureOf(promise: Promise<unknown>): Promise<ReconcileError> {
+    const err = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ReconcileError, `expected a ReconcileError, got ${String(err)}`);
+    return err;
+  }
+
+  test('off by default: the wrapped reconciler runs before the finalizer is written (upstream order)', async () => {
+    const s = setup();
+    assert.equal(s.r.finalizerFirst, false);
+    await s.r.reconcile(testContext, { action: ReconcileAction.Created, object: s.client.put(widget('a', '1')) });
+    assert.deepEqual(s.seen.map((x) => x.storedFinalizers), [undefined], 'no finalizer on the server while the wrapped reconciler ran');
+    assert.deepEqual(finalizersOf(s.client), [F]);
+  });
+
+  test('Created without our finalizer: the finalizer is written first (others kept), then the written object is delegated as Created', async () => {
+    const s = setup({ finalizerFirst: true });
+    s.behaviour.result = { state: { step: 1 } };
+    const result = await s.r.reconcile(testContext, { action: ReconcileAction.Created, object: s.client.put(widget('a', '1', { finalizers: ['other.io/x'] })) });
+    assert.deepEqual(
+      s.seen.map((x) => [x.action, x.storedFinalizers, x.finalizers]),
+      [[ReconcileAction.Created, ['other.io/x', F], ['other.io/x', F]]],
+      'the server held our finalizer before the wrapped reconciler ran, and it got the object as written',
+    );
+    assert.equal(s.client.patches.length, 1);
+    assert.deepEqual(result, { state: { step: 1 } }, 'a success carries no marker');
+  });
+
+  test('a failed finalizer write delegates nothing and is retried as a whole', async () => {
+    const s = setup({ finalizerFirst: true });
+    const object = s.client.put(widget('a', '1'));
+    s.client.failPatches.push(new ApiError({ status: 500 }));
+    await assert.rejects(s.r.reconcile(testContext, { action: ReconcileAction.Created, object }), /adding finalizer/);
+    assert.deepEqual(s.seen, [], 'no user code before the finalizer is on');
+    await s.r.reconcile(testContext, { action: ReconcileAction.Created, object });
+    assert.deepEqual(actions(s), [ReconcileAction.Created]);
+    assert.deepEqual(finalizersOf(s.client), [F]);
+  });
+
+  test('a failing or requeueing wrapped reconciler carries a marker: its retry delegates Created again without writing, even once the object shows our finalizer', async () => {
+    const s = setup({ finalizerFirst: true });
+    const object = s.client.put(widget('a', '1'));
+    s.behaviour.error = new Error('inner');
+    const err = await failureOf(s.r.reconcile(testContext, { action: ReconcileAction.Created, object, state: { mine: 1 } }));
+    assert.equal((err.cause as Error).message, 'inner');
+    assert.deepEqual(err.result.state, { mine: 1, [OPINIONATED_FINALIZER_ADDED]: true });
+
+    s.behaviour = { result: { requeueAfter: 1000, state: { mine: 2 } } };
+    const echo = structuredClone(s.client.objects.get('default/a')!);
+    const requeued = await s.r.reconcile(testContext, { action: ReconcileAction.Created, object: echo, state: err.result.state });
+    assert.deepEqual(requeued, { requeueAfter: 1000, state: { mine: 2, [OPINIONATED_FINALIZER_ADDED]: true } });
+
+    s.behaviour = {};
+    await s.r.reconcile(testContext, { action: ReconcileAction.Created, object: echo, state: requeued.state });
+    assert.deepEqual(actions(s), [ReconcileAction.Created, ReconcileAction.Created, ReconcileAction.Created], 'still Created, not Resynced');
+    assert.equal(s.client.patches.length, 1, 'the finalizer was written once');
+  });
+
+  test("a ReconcileError of the wrapped reconciler keeps its requeue and state, and a TerminalError stays the cause", async () => {
+    const s = setup({ finalizerFirst: true });
+    const object = s.client.put(widget('a', '1'));
+    s.behaviour.error = new ReconcileError(new Error('later'), { requeueAfter: 50, state: { k: 'v' } });
+    const err = await failureOf(s.r.reconcile(testContext, { action: ReconcileAction.Created, object }));
+    assert.equal((err.cause as Error).message, 'later');
+    assert.deepEqual(err.result, { requeueAfter: 50, state: { k: 'v', [OPINIONATED_FINALIZER_ADDED]: true } });
+    const terminal = new TerminalError(new Error('bad spec'));
+    s.behaviour.error = terminal;
+    const wrapped = await failureOf(s.r.reconcile(testContext, { action: ReconcileAction.Created, object, state: err.result.state }));
+    assert.equal(wrapped.cause, terminal, 'the controller reads the cause: never retried');
+  });
+
+  test('rule 1 is unchanged: Created with our finalizer (a restart) is delegated as Resynced, without a write', async () => {
+    const s = setup({ finalizerFirst: true });
+    await s.r.reconcile(testContext, { action: ReconcileAction.Created, object: s.client.put(widget('a', '1', { finalizers: [F] })) });
+    assert.deepEqual(actions(s), [ReconcileAction.Resynced]);
+    assert.equal(s.client.patches.length, 0);
+  });
+
+  test('an object gone before the finalizer write is done: nothing delegated', async () => {
+    const s = setup({ finalizerFirst: true });
+    assert.deepEqual(await s.r.reconcile(testContext, { action: ReconcileAction.Created, object: widget('gone', '1') }), {});
+    assert.deepEqual(s.seen, []);
   });
 });

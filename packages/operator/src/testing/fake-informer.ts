@@ -47,6 +47,9 @@ export class FakeInformer implements Informer {
 
   readonly store: ReadonlyStore = storeOf(this.objects);
 
+  /** @param observed the kind it observes. Default: {@link widgetSchema}. */
+  constructor(private readonly observed: Schema = widgetSchema) {}
+
   addEventHandler(handler: ResourceWatcher): void {
     this.handlers.push(handler);
   }
@@ -70,7 +73,7 @@ export class FakeInformer implements Informer {
   }
 
   schema(): Schema {
-    return widgetSchema;
+    return this.observed;
   }
 
   // As a real informer, the cache changes before the handlers are told (bad input is passed on as is).
@@ -98,8 +101,8 @@ export class SlowSyncInformer extends FakeInformer {
   private released = false;
   private waiters: (() => void)[] = [];
 
-  constructor(private readonly schemaOfKind: Schema = widgetSchema) {
-    super();
+  constructor(observed: Schema = widgetSchema) {
+    super(observed);
   }
 
   override async run(signal: AbortSignal): Promise<void> {
@@ -118,10 +121,6 @@ export class SlowSyncInformer extends FakeInformer {
       this.waiters.push(resolve);
       signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
     });
-  }
-
-  override schema(): Schema {
-    return this.schemaOfKind;
   }
 
   /** Ends the initial list: `hasSynced()` turns true and waiters resolve. */
