@@ -1,6 +1,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ async function zombie(): Promise<{ pid: number; dispose: () => void }> {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
     if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) break;
     assert.ok(Date.now() < deadline, `process ${pid} did not become a zombie`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10); // polling /proc, bounded by the deadline above
   }
   return { pid, dispose: () => parent.kill('SIGKILL') };
 }

@@ -7,6 +7,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,7 +60,7 @@ class Child {
     while (this.count(pattern) < times) {
       assert.ok(this.running, `the child exited by itself while waiting for ${pattern} (${this.count(pattern)} of ${times}); its output:\n${this.lines.join('\n')}`);
       assert.ok(Date.now() < deadline, `no ${times} x ${pattern} within ${timeoutMs} ms; output:\n${this.lines.join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20); // polling the child's output, bounded by the deadline above
     }
   }
 
