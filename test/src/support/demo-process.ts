@@ -11,6 +11,7 @@ import { defineKind } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import { exitOf, exitWithin } from './child-exit.js';
 import type { Exit } from './child-exit.js';
+import { collectLines } from './node-process.js';
 import { waitFor } from './wait-for.js';
 
 /** The compiled demo entry point (`tsc -b` builds it with the rest of the tree). */
@@ -117,17 +118,4 @@ export class DemoProcess {
     this.child.kill('SIGKILL');
     await this.exited;
   }
-}
-
-function collectLines(stream: NodeJS.ReadableStream, into: string[]): void {
-  let rest = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop() ?? '';
-    into.push(...parts);
-  });
-  stream.on('end', () => {
-    if (rest) into.push(rest);
-  });
 }

@@ -83,7 +83,8 @@ export class NodeProcess {
   }
 }
 
-function collectLines(stream: NodeJS.ReadableStream, into: string[]): void {
+/** Appends each complete line of `stream` to `into` (the last one too, when the stream ends without a newline). */
+export function collectLines(stream: NodeJS.ReadableStream, into: string[]): void {
   let rest = '';
   stream.setEncoding('utf8');
   stream.on('data', (chunk: string) => {
