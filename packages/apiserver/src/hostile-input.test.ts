@@ -255,6 +255,30 @@ describe('hostile input', () => {
       assert.equal((await call(server.url, 'GET', '/healthz')).status, 200);
     });
 
+    test('a 1 KB JSON patch that doubles the object twenty times, or nests it 2,000 levels deep, is refused at once (422), never built or a 500', async () => {
+      const created = await call(server.url, 'POST', deeps, deep('doubled', 10));
+      assert.equal(created.status, 201, created.text.slice(0, 300));
+      const doubling = JSON.stringify(Array.from({ length: 20 }, (_, i) => ({ op: 'copy', from: '/spec', path: `/spec/c${i}` })));
+      const doubled = await call(server.url, 'PATCH', `${deeps}/doubled`, doubling, { contentType: 'application/json-patch+json' });
+      assert.equal(doubled.status, 422, doubled.text.slice(0, 300));
+      assert.match(doubled.body.message, /Unable to copy, the accumulated size increase of copy operations exceeds 3145728/);
+      // A 900-level value, then a copy of it into its own deepest child: 1,800 levels.
+      const deepening = JSON.stringify([
+        { op: 'add', path: '/spec/config/x', value: JSON.parse(nested(902)) as unknown },
+        { op: 'copy', from: '/spec/config/x', path: `/spec/config/x${'/a'.repeat(899)}/b` },
+      ]);
+      const deepened = await call(server.url, 'PATCH', `${deeps}/doubled`, deepening, { contentType: 'application/json-patch+json' });
+      assert.equal(deepened.status, 422, deepened.text.slice(0, 300));
+      assert.match(deepened.body.message, /nested deeper than 1000 levels/);
+      const many = JSON.stringify(Array.from({ length: 10_002 }, () => ({ op: 'test', path: '/kind', value: 'Deep' })));
+      const refused = await call(server.url, 'PATCH', `${deeps}/doubled`, many, { contentType: 'application/json-patch+json' });
+      assert.equal(refused.status, 413, refused.text.slice(0, 300));
+      assert.equal(refused.body.reason, 'RequestEntityTooLarge');
+      // Nothing was written.
+      const after = await call(server.url, 'GET', `${deeps}/doubled`);
+      assert.equal(after.body.metadata.resourceVersion, created.body.metadata.resourceVersion);
+    });
+
     test('a chunked body far over the limit gets 413 while it is still being sent, not a reset', async () => {
       const url = new URL(server.url);
       // Past the 64 MiB the server reads and drops before it cuts the connection.

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyJsonPatch, parseJsonPointer } from './json-patch.js';
+import { applyJsonPatch, maxJsonPatchCopyBytes, maxJsonPatchOperations, parseJsonPointer } from './json-patch.js';
 import { PatchError } from './patch-error.js';
 
 type Doc = Record<string, unknown>;
@@ -9,7 +9,7 @@ function expectPatchError(fn: () => unknown, status: number, message?: RegExp | 
   assert.throws(fn, (err: unknown) => {
     assert.ok(err instanceof PatchError, `expected a PatchError, got ${String(err)}`);
     assert.equal(err.status, status);
-    assert.equal(err.reason, status === 400 ? 'BadRequest' : 'Invalid');
+    assert.equal(err.reason, status === 400 ? 'BadRequest' : status === 413 ? 'RequestEntityTooLarge' : 'Invalid');
     if (typeof message === 'string') assert.equal(err.message, message);
     else if (message) assert.match(err.message, message);
     return true;
@@ -217,5 +217,43 @@ describe('parseJsonPointer', () => {
     assert.deepEqual(parseJsonPointer(''), []);
     assert.deepEqual(parseJsonPointer('/'), ['']);
     assert.deepEqual(parseJsonPointer('/a~1b/c~0d/0'), ['a/b', 'c~d', '0']);
+  });
+});
+
+describe('applyJsonPatch: bounded work (kube-apiserver limits)', () => {
+  test(`at most ${maxJsonPatchOperations} operations: one more is 413 before any is applied`, () => {
+    const ops = Array.from({ length: maxJsonPatchOperations }, () => ({ op: 'test', path: '/a', value: 1 }));
+    assert.deepEqual(applyJsonPatch({ a: 1 }, ops), { a: 1 });
+    expectPatchError(() => applyJsonPatch({ a: 1 }, [...ops, { op: 'test', path: '/a', value: 1 }]), 413, `The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${maxJsonPatchOperations + 1}`);
+  });
+
+  test('copy operations may add at most 3 MiB of JSON in all: copying a document into its own child twenty times is refused, not built', () => {
+    const doc: Doc = { spec: { data: 'x'.repeat(1000) } };
+    // Each copy doubles /spec: the 12th would pass 3 MiB (about 1 KB * 2^12 in all).
+    const doubling = Array.from({ length: 20 }, (_, i) => ({ op: 'copy', from: '/spec', path: `/spec/c${i}` }));
+    expectPatchError(() => applyJsonPatch(doc, doubling), 422, `Unable to copy, the accumulated size increase of copy operations exceeds ${maxJsonPatchCopyBytes}`);
+    // Copies that add less than the limit in all are fine.
+    const copied = applyJsonPatch(doc, doubling.slice(0, 8)) as { spec: Record<string, unknown> };
+    assert.equal(Object.keys(copied.spec).length, 9);
+  });
+
+  test('no operation may nest the document deeper than 1000 levels: adds at deep paths and copies into their own child are 422', () => {
+    const chain = (depth: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < depth; i++) v = { a: v };
+      return v;
+    };
+    // 999 levels below the root object: a 1000-level document is accepted.
+    assert.ok(applyJsonPatch({}, [{ op: 'add', path: '/x', value: chain(998) }]));
+    expectPatchError(() => applyJsonPatch({}, [{ op: 'add', path: '/x', value: chain(1000) }]), 422, /nested deeper than 1000 levels at \/x/);
+    // Copying a subtree into its own deepest child adds its depth each time: 400, 801, then 1,602 refused.
+    const doc = { s: chain(400) } as Doc;
+    const deepest = `/s${'/a'.repeat(399)}/b`;
+    const growing = [
+      { op: 'copy', from: '/s', path: deepest },
+      { op: 'copy', from: '/s', path: `${deepest}${'/a'.repeat(399)}/b` },
+    ];
+    assert.ok(applyJsonPatch(doc, growing.slice(0, 1)));
+    expectPatchError(() => applyJsonPatch(doc, growing), 422, /nested deeper than 1000 levels/);
   });
 });

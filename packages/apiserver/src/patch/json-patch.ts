@@ -5,8 +5,18 @@
  * `test`, missing path, index out of range) is 422 Invalid. The input document is never mutated;
  * the patch is applied atomically to a copy.
  */
-import { badPatch, patchDoesNotApply } from './patch-error.js';
+import { badPatch, patchDoesNotApply, patchTooLarge } from './patch-error.js';
 import { cloneJson, getOwn, hasOwn, isJsonObject, jsonEqual, setOwn } from '../json-value.js';
+import { maxNestingDepth } from '../http/json-text.js';
+
+/** The most operations one JSON patch may have (kube-apiserver's `maxJSONPatchOperations`). */
+export const maxJsonPatchOperations = 10_000;
+/**
+ * The most bytes of JSON that the `copy` operations of one patch may add, all together
+ * (kube-apiserver's `JSONPatchMaxCopyBytes`, 3 MiB by default): `copy` is the one operation that
+ * grows a document beyond the request's own size (each can double it).
+ */
+export const maxJsonPatchCopyBytes = 3 * 1024 * 1024;
 import type { JsonObject } from '../json-value.js';
 
 /** One validated RFC 6902 operation. */
@@ -87,9 +97,17 @@ function valueAt(doc: unknown, path: readonly string[]): unknown {
 }
 
 class Applier {
+  /** Bytes of JSON the `copy` operations added so far. */
+  private copiedBytes = 0;
+
   constructor(public doc: unknown) {}
 
   add(path: readonly string[], value: unknown, what: string): void {
+    // The stored document is at most maxNestingDepth deep; each insertion keeps it so (the result of
+    // a patch is stored, served and patched again: deeper would overflow the stack somewhere later).
+    if (path.length + depthOf(value, maxNestingDepth + 1 - path.length) > maxNestingDepth) {
+      throw patchDoesNotApply(`${what} operation does not apply: the result would be nested deeper than ${maxNestingDepth} levels at ${formatPath(path)}`);
+    }
     if (path.length === 0) {
       this.doc = value;
       return;
@@ -158,11 +176,54 @@ class Applier {
       case 'copy': {
         const value = valueAt(this.doc, op.from);
         if (value === undefined) throw missingFrom('copy', op.rawFrom);
+        // Measured before cloning: a copy past the limit costs nothing more than its measurement.
+        this.copiedBytes += jsonBytesUpTo(value, maxJsonPatchCopyBytes - this.copiedBytes + 1);
+        if (this.copiedBytes > maxJsonPatchCopyBytes) {
+          throw patchDoesNotApply(`Unable to copy, the accumulated size increase of copy operations exceeds ${maxJsonPatchCopyBytes}`);
+        }
         this.add(op.path, cloneJson(value), 'copy');
         return;
       }
     }
   }
+}
+
+/** Nesting depth of `value` (0 for a scalar), counted no further than `limit` (the answer is then `limit`). Iterative. */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const v = next.value;
+    if (typeof v !== 'object' || v === null) continue;
+    const depth = next.depth + 1;
+    if (depth >= limit) return limit;
+    if (depth > deepest) deepest = depth;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) pending.push({ value: child, depth });
+  }
+  return deepest;
+}
+
+/** The length of `value` as JSON text, counted no further than `limit` (the answer is then at least `limit`). Iterative. */
+function jsonBytesUpTo(value: unknown, limit: number): number {
+  let bytes = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0 && bytes < limit) {
+    const v = pending.pop();
+    if (Array.isArray(v)) {
+      bytes += 2 + Math.max(0, v.length - 1);
+      for (const child of v) pending.push(child);
+    } else if (typeof v === 'object' && v !== null) {
+      const entries = Object.entries(v);
+      bytes += 2 + Math.max(0, entries.length - 1);
+      for (const [key, child] of entries) {
+        bytes += key.length + 3;
+        pending.push(child);
+      }
+    } else {
+      bytes += typeof v === 'string' ? v.length + 2 : String(v).length;
+    }
+  }
+  return bytes;
 }
 
 function missingFrom(what: string, from: string) {
@@ -181,6 +242,9 @@ function formatPath(path: readonly string[]): string {
  *   the result is not a JSON object.
  */
 export function applyJsonPatch(doc: Record<string, unknown>, operations: unknown): Record<string, unknown> {
+  if (Array.isArray(operations) && operations.length > maxJsonPatchOperations) {
+    throw patchTooLarge(`The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${operations.length}`);
+  }
   const ops = decodeOperations(operations);
   const applier = new Applier(cloneJson(doc));
   for (const op of ops) applier.apply(op);

@@ -1,9 +1,9 @@
 import { KubeloopError } from '@kubeloop/resource';
 
 /** HTTP status of a {@link PatchError}. */
-export type PatchErrorStatus = 400 | 415 | 422;
+export type PatchErrorStatus = 400 | 413 | 415 | 422;
 /** `Status.reason` of a {@link PatchError}. */
-export type PatchErrorReason = 'BadRequest' | 'Invalid' | 'UnsupportedMediaType';
+export type PatchErrorReason = 'BadRequest' | 'Invalid' | 'UnsupportedMediaType' | 'RequestEntityTooLarge';
 
 /**
  * A patch that cannot be applied. The API server answers with a `Status` of {@link status} and
@@ -33,6 +33,11 @@ export function badPatch(message: string): PatchError {
 /** 422 Invalid. */
 export function patchDoesNotApply(message: string): PatchError {
   return new PatchError(422, 'Invalid', message);
+}
+
+/** 413 RequestEntityTooLarge: a patch with more work in it than the server allows. */
+export function patchTooLarge(message: string): PatchError {
+  return new PatchError(413, 'RequestEntityTooLarge', message);
 }
 
 /** True for a {@link PatchError}, also from another installed copy of this package. */
