@@ -34,6 +34,9 @@ import { RequestHandler } from './http/request-handler.js';
 import { ResourceRegistry } from './types/resource-registry.js';
 import { storeKeyOf } from './types/resource-type.js';
 import { WatchHub } from './watch/watch-hub.js';
+import { resolveSimulation } from './simulation/simulate-options.js';
+import type { SimulateOptions } from './simulation/simulate-options.js';
+import { Simulation } from './simulation/simulation.js';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -93,6 +96,14 @@ export interface ApiServerOptions {
   tls?: boolean;
   /** Require `Authorization: Bearer <token>` (401 otherwise); the kubeconfig carries it. Default: none (no authentication). */
   token?: string;
+  /**
+   * Simulates the cluster around an operator: workload controllers (Deployments make ReplicaSets
+   * make Pods, Jobs, StatefulSets, DaemonSets, CronJobs, EndpointSlices, every namespace's
+   * `default` ServiceAccount and `kube-root-ca.crt`) and a kubelet running Pods on simulated Nodes,
+   * on `simulate.clock`. `true` turns on everything with its defaults (see {@link SimulateOptions}).
+   * Default: false, as envtest: the server stores, validates and collects garbage, and no Pod ever runs.
+   */
+  simulate?: boolean | SimulateOptions;
 }
 
 /** A running server. */
@@ -109,8 +120,22 @@ export interface ApiServer {
   readonly faults: Faults;
   /** The current (last assigned) resourceVersion. */
   resourceVersion(): string;
+  /** The cluster simulation when `simulate` is on; undefined otherwise. */
+  readonly simulation: ServerSimulation | undefined;
   /** Ends every watch, closes connections and the log. Idempotent. */
   stop(): Promise<void>;
+}
+
+/** A running cluster simulation (see {@link ApiServerOptions.simulate}). */
+export interface ServerSimulation {
+  /** The names of the simulated controllers (`deployment`, `kubelet`...). */
+  readonly controllers: readonly string[];
+  /**
+   * Resolves once no simulated controller has work queued or in progress: what happens next waits for
+   * a client's write or a timer on the simulation's clock. With a `VirtualClock`, a test moves time
+   * by `clock.advance(ms)` and then awaits this.
+   */
+  whenIdle(): Promise<void>;
 }
 
 const defaultMaxBodyBytes = 3 * 1024 * 1024;
@@ -181,6 +206,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   if (maxWatchBufferBytes !== undefined && !(Number.isInteger(maxWatchBufferBytes) && maxWatchBufferBytes > 0)) {
     throw new RangeError(`maxWatchBufferBytes must be a positive integer, got ${maxWatchBufferBytes}`);
   }
+  const host = options.host ?? '127.0.0.1';
   const registry = new ResourceRegistry();
   for (const type of [namespaceType, configMapType, secretType, eventType, leaseType]) registry.add(type);
   for (const kind of builtinKinds) registry.add(modelResourceType(kind));
@@ -195,6 +221,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   store.setListener((storeKey, event) => {
     hub.dispatch(storeKey, event);
     collector.observe(storeKey, event);
+    simulation?.observe(storeKey, event);
   });
   const service = new ObjectService(registry, store, {
     typeChanged(type, previous) {
@@ -207,6 +234,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     },
   });
   const collector = new GarbageCollector({ registry, store, writes: service, logger });
+  const simulationSettings = resolveSimulation(options.simulate);
+  const certificates = options.tls ? makeServingCertificates({ hosts: [host, ...(options.allowedHosts ?? [])] }) : undefined;
+  const simulation = simulationSettings
+    ? new Simulation({ registry, store, service, settings: simulationSettings, logger, caCertificate: (certificates ?? makeServingCertificates()).caCertificate })
+    : undefined;
 
   // CRDs first, so that their objects find their types.
   const crdStoreKey = storeKeyOf(crdType);
@@ -229,6 +261,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   collector.start();
 
   const abandon = async (): Promise<void> => {
+    await simulation?.stop();
     await collector.stop();
     await store.closeLog();
     await lock?.release();
@@ -246,7 +279,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   }
 
   let address = '';
-  const host = options.host ?? '127.0.0.1';
   const faults = new FaultInjector({
     dropWatches: (mode) => hub.dropAll(mode),
     forgetHistory: () => store.forgetHistory(),
@@ -276,7 +308,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     }
     handler.handle(req, res);
   };
-  const certificates = options.tls ? makeServingCertificates({ hosts: [host, ...(options.allowedHosts ?? [])] }) : undefined;
   const server = certificates ? createTlsServer({ key: certificates.privateKey, cert: certificates.certificate }, listener) : createServer(listener);
   server.keepAliveTimeout = 30_000;
   try {
@@ -299,6 +330,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const url = `${certificates ? 'https' : 'http'}://${address}`;
   hub.start();
+  simulation?.start();
   const kubeconfig = kubeconfigFor(url, {
     ...(certificates && { caCertificate: certificates.caCertificate }),
     ...(options.token !== undefined && { token: options.token }),
@@ -312,9 +344,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     faults,
     writeKubeconfig: (path) => writeFile(path, kubeconfig, 'utf8'),
     resourceVersion: () => String(store.resourceVersion),
+    simulation: simulation && { controllers: simulation.controllers.map((controller) => controller.name), whenIdle: () => simulation.whenIdle() },
     stop() {
       stopping ??= (async () => {
         hub.stop();
+        await simulation?.stop();
         await collector.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();

@@ -160,3 +160,5 @@ export type { WatchLineDecoderOptions } from './watch/watch-line-decoder.js';
 export { StreamWatchResponse } from './watch/stream-watch-response.js';
 export type { StreamWatchResponseOptions } from './watch/stream-watch-response.js';
 export { compareResourceVersions, isComparableResourceVersion } from './resource-version.js';
+export { RealClock, VirtualClock, flushMicrotasks, realClock } from './clock.js';
+export type { Clock, Timer } from './clock.js';

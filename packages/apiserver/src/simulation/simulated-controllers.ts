@@ -1,0 +1,13 @@
+/** Which simulated controllers run, by the simulation's settings: one line per controller. */
+import { serviceAccountController } from './controllers/service-accounts.js';
+import type { SimulatedController } from './simulated-controller.js';
+import type { SimulationContext } from './simulation-context.js';
+
+/** The controllers of a simulation, in the order they are started. */
+export function simulatedControllers(ctx: SimulationContext): SimulatedController[] {
+  const controllers: SimulatedController[] = [];
+  if (ctx.settings.controllers) {
+    controllers.push(serviceAccountController(ctx));
+  }
+  return controllers;
+}
