@@ -2,14 +2,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApiServer } from '../api-server.js';
 import type { ApiServer } from '../api-server.js';
-import { parseGoBool } from './query-bool.js';
+import { queryBool } from './query-bool.js';
 import { RawWatch, call, waitFor } from '../testing/test-client.js';
 
-describe("boolean query parameters as Go's strconv.ParseBool", () => {
-  test('every spelling Go accepts parses, anything else is a 400', () => {
-    for (const text of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.equal(parseGoBool(text), true, text);
-    for (const text of ['0', 'f', 'F', 'FALSE', 'false', 'False']) assert.equal(parseGoBool(text), false, text);
-    for (const text of ['yes', 'tRUE', 'on', ' true']) assert.throws(() => parseGoBool(text), { name: 'StatusError', message: `strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax` });
+describe('boolean query parameters as kube-apiserver converts them', () => {
+  test('only 0 and false (any case) are false; anything else, the empty value included, is true', () => {
+    const read = (query: string): boolean | undefined => queryBool(new URLSearchParams(query), 'watch');
+    assert.equal(read(''), undefined);
+    for (const query of ['watch=0', 'watch=false', 'watch=False', 'watch=FALSE', 'watch=fAlSe']) assert.equal(read(query), false, query);
+    for (const query of ['watch=', 'watch', 'watch=1', 'watch=true', 'watch=True', 'watch=yes', 'watch=f', 'watch=%20false']) assert.equal(read(query), true, query);
   });
 
   describe('over HTTP', () => {
@@ -31,10 +32,13 @@ describe("boolean query parameters as Go's strconv.ParseBool", () => {
       );
     });
 
-    test('an unparseable boolean is a 400 BadRequest', async () => {
-      const res = await call(server.url, 'GET', `${cms}?watch=yes`);
-      assert.equal(res.status, 400);
-      assert.equal(res.body.message, 'strconv.ParseBool: parsing "yes": invalid syntax');
+    test('watch= with an empty value is a watch, as on kube-apiserver (the value is not parsed)', async () => {
+      for (const value of ['', 'yes']) {
+        const watch = new RawWatch(`${server.url}${cms}?watch=${value}&timeoutSeconds=1`);
+        await waitFor(() => watch.ended, { message: `the watch=${value} stream ends at its timeout` });
+        assert.equal(watch.status, 200);
+        assert.equal(watch.events[0]?.type, 'ADDED', `watch=${value} streams events`);
+      }
     });
 
     test('orphanDependents=True orphans the dependents instead of deleting them', async () => {
