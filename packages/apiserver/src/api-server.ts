@@ -30,7 +30,7 @@ import { ObjectStore, counterLogKey, parseLogKey } from './storage/object-store.
 import { OpenApiDocuments } from './http/openapi.js';
 import { DataDirLock, WriteAheadLog } from './persistence/index.js';
 import type { WalRecord, WriteAheadLogOpenResult } from './persistence/index.js';
-import { RequestHandler } from './http/request-handler.js';
+import { RequestHandler, statusBody } from './http/request-handler.js';
 import { ResourceRegistry } from './types/resource-registry.js';
 import { storeKeyOf } from './types/resource-type.js';
 import { WatchHub } from './watch/watch-hub.js';
@@ -300,7 +300,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const tokenCheck = options.token !== undefined ? new BearerTokenCheck(options.token) : undefined;
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     if (tokenCheck && !tokenCheck.allows(req)) {
-      const body = JSON.stringify(unauthorized().status);
+      const body = statusBody(unauthorized().status);
       req.resume();
       res.writeHead(401, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
       res.end(body);

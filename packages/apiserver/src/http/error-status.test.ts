@@ -37,6 +37,20 @@ describe('error responses are Status objects with the real reasons and messages'
     assertStatus(await req('GET', '/apis/nothing.example.com/v1/things'), 404, 'NotFound');
   });
 
+  test('a Status body is written as kube-apiserver writes it, ending in a newline (clients compare the whole text)', async () => {
+    const res = await req('GET', `${widgetsPath()}/missing`);
+    assert.equal(
+      res.text,
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"widgets.example.com \\"missing\\" not found",' +
+        '"reason":"NotFound","details":{"name":"missing","group":"example.com","kind":"widgets"},"code":404}\n',
+    );
+    assert.equal((await req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'newline' } })).status, 201);
+    const deleted = await req('DELETE', '/api/v1/namespaces/default/configmaps/newline');
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.equal(deleted.body.status, 'Success');
+    assert.ok(deleted.text.endsWith('}\n'), `the Success Status of a delete ends in a newline too: ${JSON.stringify(deleted.text.slice(-3))}`);
+  });
+
   test('409 AlreadyExists for a duplicate create', async () => {
     const res = await req('POST', widgetsPath(), { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { replicas: 1 } });
     assertStatus(res, 409, 'AlreadyExists');

@@ -59,10 +59,15 @@ function sendJson(res: ServerResponse, code: number, body: string, headers?: Rec
   res.end(body);
 }
 
+/** A `Status` body as kube-apiserver's JSON encoder writes it: ending in a newline (clients compare the whole text). */
+export function statusBody(status: object): string {
+  return `${JSON.stringify(status)}\n`;
+}
+
 function sendStatusError(res: ServerResponse, err: StatusError): void {
   const headers: Record<string, string> = {};
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
-  sendJson(res, err.status.code, JSON.stringify(err.status), headers);
+  sendJson(res, err.status.code, statusBody(err.status), headers);
 }
 
 function warningHeaders(warnings: readonly string[]): Record<string, string[]> | undefined {
@@ -253,7 +258,7 @@ export class RequestHandler {
     if (type.group) details.group = type.group;
     details.kind = type.plural;
     details.uid = result.stored.object.metadata.uid;
-    return sendJson(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
+    return sendJson(res, 200, statusBody({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
   }
 
   /** `/scale` (GET, PUT, PATCH) and a namespace's `/finalize` (PUT). */
