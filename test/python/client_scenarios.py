@@ -6,7 +6,7 @@ Called by test/src/python-client.test.ts."""
 import sys
 import threading
 
-from kubernetes import client, config, watch
+from kubernetes import client, config, utils, watch
 from kubernetes.client.rest import ApiException
 
 NS = "default"
@@ -160,7 +160,32 @@ def deployment_and_service(api_client):
     raise AssertionError("the owned Service was not collected")
 
 
+def apiservice_from_yaml(api_client):
+    """utils.create_from_yaml creates an APIService (stored and served; nothing is aggregated)."""
+    document = {
+        "apiVersion": "apiregistration.k8s.io/v1",
+        "kind": "APIService",
+        "metadata": {"name": "v1beta1.metrics.example.com"},
+        "spec": {
+            "group": "metrics.example.com",
+            "version": "v1beta1",
+            "groupPriorityMinimum": 100,
+            "versionPriority": 100,
+            "service": {"namespace": "default", "name": "metrics", "port": 443},
+        },
+    }
+    created = utils.create_from_dict(api_client, document)
+    assert created[0].metadata.name == "v1beta1.metrics.example.com", created
+    registration = client.ApiregistrationV1Api(api_client)
+    read = registration.read_api_service("v1beta1.metrics.example.com")
+    assert read.spec.service.name == "metrics", read
+    names = [item.metadata.name for item in registration.list_api_service().items]
+    assert names == ["v1beta1.metrics.example.com"], names
+    registration.delete_api_service("v1beta1.metrics.example.com")
+
+
 SCENARIOS = {
+    "apiservice-yaml": apiservice_from_yaml,
     "crud": crud,
     "watch": watching,
     "patch": patching,

@@ -31,7 +31,7 @@ describe('the Python Kubernetes client against the embedded API server', { timeo
 
   after(() => env.stop());
 
-  for (const scenario of ['crud', 'watch', 'patch', 'custom-objects', 'deployment-service']) {
+  for (const scenario of ['crud', 'watch', 'patch', 'custom-objects', 'deployment-service', 'apiservice-yaml']) {
     test(`scenario ${scenario} passes`, async () => {
       const result = await runScenario(env.kubeconfigPath, scenario);
       assert.equal(result.code, 0, `python3 ${scenario} failed:\n${result.stdout}\n${result.stderr}`);

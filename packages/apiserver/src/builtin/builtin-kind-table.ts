@@ -27,6 +27,11 @@ export interface BuiltinKind {
   readonly generation?: boolean;
   /** Field selector labels besides `metadata.name` and `metadata.namespace`. */
   readonly selectableFields?: readonly string[];
+  /**
+   * False when the kind's protobuf messages are not in k8s.io/api (APIService's are kube-aggregator's):
+   * bodies are JSON or YAML, a protobuf body is 400 saying so. Default: true.
+   */
+  readonly protobuf?: boolean;
 }
 
 export const builtinKinds: readonly BuiltinKind[] = [
@@ -76,4 +81,6 @@ export const builtinKinds: readonly BuiltinKind[] = [
   { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'MutatingWebhookConfiguration', plural: 'mutatingwebhookconfigurations', namespaced: false, model: 'V1MutatingWebhookConfiguration', categories: ['api-extensions'], generation: true },
   { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingAdmissionPolicy', plural: 'validatingadmissionpolicies', namespaced: false, model: 'V1ValidatingAdmissionPolicy', categories: ['api-extensions'], status: true, generation: true },
   { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingAdmissionPolicyBinding', plural: 'validatingadmissionpolicybindings', namespaced: false, model: 'V1ValidatingAdmissionPolicyBinding', categories: ['api-extensions'], generation: true },
+  // apiregistration.k8s.io/v1 (stored and served; nothing is aggregated: the Python client's YAML helpers create these)
+  { group: 'apiregistration.k8s.io', version: 'v1', kind: 'APIService', plural: 'apiservices', namespaced: false, model: 'V1APIService', categories: ['api-extensions'], status: true, protobuf: false },
 ];

@@ -94,7 +94,7 @@ describe('the built-in model data', () => {
         if (nested && nestedMessage.startsWith('k8s.io.api.')) walk(nestedMessage, nested);
       }
     };
-    for (const kind of builtinKinds) walk(protobufMessageName(kind.group ? `${kind.group}/${kind.version}` : kind.version, kind.kind), kind.model);
+    for (const kind of builtinKinds.filter((row) => row.protobuf !== false)) walk(protobufMessageName(kind.group ? `${kind.group}/${kind.version}` : kind.version, kind.kind), kind.model);
     assert.ok(checked.size > 100, `only ${checked.size} messages checked`);
   });
 });

@@ -22,6 +22,13 @@ export interface AdmissionregistrationV1WebhookClientConfig {
   url?: string;
 }
 
+/** `ApiregistrationV1ServiceReference` of the Kubernetes API. */
+export interface ApiregistrationV1ServiceReference {
+  name?: string;
+  namespace?: string;
+  port?: number;
+}
+
 /** `CoreV1EndpointPort` of the Kubernetes API. */
 export interface CoreV1EndpointPort {
   appProtocol?: string;
@@ -56,6 +63,31 @@ export interface RbacV1Subject {
   kind: string;
   name: string;
   namespace?: string;
+}
+
+/** `V1APIServiceCondition` of the Kubernetes API. */
+export interface V1APIServiceCondition {
+  lastTransitionTime?: string;
+  message?: string;
+  reason?: string;
+  status: string;
+  type: string;
+}
+
+/** `V1APIServiceSpec` of the Kubernetes API. */
+export interface V1APIServiceSpec {
+  caBundle?: string;
+  group?: string;
+  groupPriorityMinimum: number;
+  insecureSkipTLSVerify?: boolean;
+  service?: ApiregistrationV1ServiceReference;
+  version?: string;
+  versionPriority: number;
+}
+
+/** `V1APIServiceStatus` of the Kubernetes API. */
+export interface V1APIServiceStatus {
+  conditions?: V1APIServiceCondition[];
 }
 
 /** `V1AWSElasticBlockStoreVolumeSource` of the Kubernetes API. */
@@ -2691,5 +2723,11 @@ export type ValidatingAdmissionPolicyBinding = KubeObject<V1ValidatingAdmissionP
 /** `admissionregistration.k8s.io/v1` ValidatingAdmissionPolicyBinding: cluster-scoped, plural `validatingadmissionpolicybindings`. */
 export const ValidatingAdmissionPolicyBindingKind = defineKindFor<ValidatingAdmissionPolicyBinding>({ group: "admissionregistration.k8s.io", version: "v1", kind: "ValidatingAdmissionPolicyBinding", plural: "validatingadmissionpolicybindings", scope: 'Cluster' });
 
+/** An object of kind APIService, `apiregistration.k8s.io/v1` (`V1APIService` of the Kubernetes API). */
+export type APIService = KubeObject<V1APIServiceSpec, V1APIServiceStatus>;
+
+/** `apiregistration.k8s.io/v1` APIService: cluster-scoped, plural `apiservices`. */
+export const APIServiceKind = defineKindFor<APIService>({ group: "apiregistration.k8s.io", version: "v1", kind: "APIService", plural: "apiservices", scope: 'Cluster' });
+
 /** Every generated kind, in the server's order. */
-export const builtinWorkloadKinds = [PodKind, ServiceKind, EndpointsKind, ServiceAccountKind, PersistentVolumeClaimKind, PersistentVolumeKind, NodeKind, LimitRangeKind, ResourceQuotaKind, ReplicationControllerKind, PodTemplateKind, DeploymentKind, ReplicaSetKind, StatefulSetKind, DaemonSetKind, ControllerRevisionKind, JobKind, CronJobKind, HorizontalPodAutoscalerKind, PodDisruptionBudgetKind, RoleKind, RoleBindingKind, ClusterRoleKind, ClusterRoleBindingKind, IngressKind, IngressClassKind, NetworkPolicyKind, EndpointSliceKind, EventsV1EventKind, StorageClassKind, PriorityClassKind, ValidatingWebhookConfigurationKind, MutatingWebhookConfigurationKind, ValidatingAdmissionPolicyKind, ValidatingAdmissionPolicyBindingKind] as const;
+export const builtinWorkloadKinds = [PodKind, ServiceKind, EndpointsKind, ServiceAccountKind, PersistentVolumeClaimKind, PersistentVolumeKind, NodeKind, LimitRangeKind, ResourceQuotaKind, ReplicationControllerKind, PodTemplateKind, DeploymentKind, ReplicaSetKind, StatefulSetKind, DaemonSetKind, ControllerRevisionKind, JobKind, CronJobKind, HorizontalPodAutoscalerKind, PodDisruptionBudgetKind, RoleKind, RoleBindingKind, ClusterRoleKind, ClusterRoleBindingKind, IngressKind, IngressClassKind, NetworkPolicyKind, EndpointSliceKind, EventsV1EventKind, StorageClassKind, PriorityClassKind, ValidatingWebhookConfigurationKind, MutatingWebhookConfigurationKind, ValidatingAdmissionPolicyKind, ValidatingAdmissionPolicyBindingKind, APIServiceKind] as const;
