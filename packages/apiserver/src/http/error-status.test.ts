@@ -1,6 +1,6 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RawWatch, widgetsPath } from '../testing/test-client.js';
+import { RawWatch, waitFor, widgetsPath } from '../testing/test-client.js';
 import { serverForSuite } from '../suite-server.test-helper.js';
 
 describe('error responses are Status objects with the real reasons and messages', () => {
@@ -119,5 +119,53 @@ describe('error responses are Status objects with the real reasons and messages'
     assert.equal(warn.status, 201);
     assert.equal(warn.headers.warning, '299 - "unknown field \\"spec.extra\\""');
     assert.equal(warn.body.spec.extra, undefined, 'unknown fields are pruned');
+  });
+
+  test('Strict reports every unknown field of a body: the root, metadata, nested and an embedded object\'s metadata', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'templates.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { plural: 'templates', kind: 'Template' },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: { pod: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object', properties: { image: { type: 'string' } } } } } },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    assert.equal((await req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
+    const path = '/apis/example.com/v1/namespaces/default/templates';
+    await waitFor(async () => (await req('GET', path)).status === 200, { message: 'the Template type is served' });
+    const body = {
+      apiVersion: 'example.com/v1',
+      kind: 'Template',
+      top: 1,
+      metadata: { name: 't', mine: 2 },
+      spec: { extra: 3, pod: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' }, stray: 4 }, spec: { image: 'i', other: 5 } } },
+    };
+    const strict = await req('POST', `${path}?fieldValidation=Strict`, body);
+    assertStatus(strict, 400, 'BadRequest');
+    const reported = [...String(strict.body.message).matchAll(/unknown field "([^"]+)"/g)].map((m) => m[1]).sort();
+    assert.deepEqual(reported, ['metadata.mine', 'spec.extra', 'spec.pod.metadata.stray', 'spec.pod.spec.other', 'top']);
+    const warned = await req('POST', path, body);
+    assert.equal(warned.status, 201, warned.text);
+    assert.deepEqual(warned.body.spec.pod.metadata, { name: 'p', labels: { a: 'b' } }, 'the embedded metadata keeps its ObjectMeta fields only');
   });
 });

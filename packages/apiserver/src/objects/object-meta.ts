@@ -29,6 +29,11 @@ const metadataOrder = [
 ] as const;
 const knownMetadataFields = new Set<string>(metadataOrder);
 
+/** True for a field of ObjectMeta (`name`, `labels`...). */
+export function isObjectMetaField(field: string): boolean {
+  return knownMetadataFields.has(field);
+}
+
 /** True for `[]` and `{}`: Go's `omitempty` leaves such lists and maps out of the JSON. */
 function isEmptyCollection(value: unknown): boolean {
   if (Array.isArray(value)) return value.length === 0;

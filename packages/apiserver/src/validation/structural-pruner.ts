@@ -5,6 +5,7 @@
  * fields with a `default` get a copy of it. Only the structural part of the schema counts
  * (`properties`, `additionalProperties`, `items`); `allOf`/`anyOf`/`oneOf` never widen what is kept.
  */
+import { isObjectMetaField } from '../objects/object-meta.js';
 import { isRecord } from './structural-schema-converter.js';
 
 /** The structural skeleton of a schema node, built once per schema. */
@@ -70,6 +71,15 @@ export function pruneValue(value: unknown, node: StructuralNode, root: boolean, 
   }
   if (!isRecord(value)) return removed;
   const keepHeader = root || node.embeddedResource;
+  // An embedded object's metadata is an ObjectMeta: what is not one of its fields is dropped and
+  // reported, as kube-apiserver does (`spec.template.metadata.x`). The root's is checked on every write.
+  if (node.embeddedResource && !root && isRecord(value.metadata)) {
+    for (const field of Object.keys(value.metadata)) {
+      if (isObjectMetaField(field)) continue;
+      delete value.metadata[field];
+      removed.push(joinPath([...path, 'metadata'], field));
+    }
+  }
   for (const key of Object.keys(value)) {
     if (keepHeader && objectHeader.has(key)) continue;
     const childNode = node.properties?.get(key) ?? node.additionalProperties;
