@@ -12,3 +12,8 @@ export type { FaultStep, RunFaultScheduleOptions } from './run-fault-schedule.js
 export { ConvergenceError, isConvergenceError } from './convergence-error.js';
 export { Prng } from './prng.js';
 export type { Faults, FailNextRule, FaultVerb } from '../http/faults.js';
+export { advanceSimulation } from './simulated-time.js';
+export type { SimulatedTarget } from './simulated-time.js';
+export { VirtualClock } from '@kubeloop/resource';
+export type { SimulateOptions, SimulatedKubeletOptions } from '../simulation/simulate-options.js';
+export type { ServerSimulation } from '../api-server.js';

@@ -32,6 +32,12 @@ export interface TestEnvOptions {
    * `restart` fault keep them. Default false (memory only; a `server.dataDir` also makes `restart()` work).
    */
   persistent?: boolean | undefined;
+  /**
+   * Simulates the cluster around the operator (the same as `server.simulate`): Deployments make
+   * ReplicaSets and Pods, Pods run on simulated Nodes and become Ready. Pass `{ clock }` with a
+   * `VirtualClock` to move simulated time with `advanceSimulation`. Default: false (as envtest).
+   */
+  simulate?: ApiServerOptions['simulate'];
 }
 
 /** A running test environment. */
@@ -88,7 +94,8 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
   let dataDir = options.server?.dataDir;
   let ownDataDir: string | undefined;
   if (options.persistent === true && dataDir === undefined) dataDir = ownDataDir = await mkdtemp(join(tmpdir(), 'kubeloop-test-env-data-'));
-  const serverOptions: ApiServerOptions = dataDir !== undefined ? { ...options.server, dataDir, fsync: options.server?.fsync ?? (ownDataDir !== undefined ? 'never' : undefined) } : { ...options.server };
+  const baseOptions: ApiServerOptions = { ...options.server, ...(options.simulate !== undefined && { simulate: options.simulate }) };
+  const serverOptions: ApiServerOptions = dataDir !== undefined ? { ...baseOptions, dataDir, fsync: options.server?.fsync ?? (ownDataDir !== undefined ? 'never' : undefined) } : baseOptions;
   let server: ApiServer;
   try {
     server = await startApiServer(serverOptions);
