@@ -1,4 +1,5 @@
 /** Which simulated controllers run, by the simulation's settings: one line per controller. */
+import { endpointsController } from './controllers/endpoints.js';
 import { serviceAccountController } from './controllers/service-accounts.js';
 import type { SimulatedController } from './simulated-controller.js';
 import type { SimulationContext } from './simulation-context.js';
@@ -8,6 +9,7 @@ export function simulatedControllers(ctx: SimulationContext): SimulatedControlle
   const controllers: SimulatedController[] = [];
   if (ctx.settings.controllers) {
     controllers.push(serviceAccountController(ctx));
+    controllers.push(endpointsController(ctx));
   }
   return controllers;
 }
