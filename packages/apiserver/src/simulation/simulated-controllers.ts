@@ -1,5 +1,6 @@
 /** Which simulated controllers run, by the simulation's settings: one line per controller. */
 import { endpointsController } from './controllers/endpoints.js';
+import { jobController } from './controllers/jobs.js';
 import { serviceAccountController } from './controllers/service-accounts.js';
 import type { SimulatedController } from './simulated-controller.js';
 import type { SimulationContext } from './simulation-context.js';
@@ -10,6 +11,7 @@ export function simulatedControllers(ctx: SimulationContext): SimulatedControlle
   if (ctx.settings.controllers) {
     controllers.push(serviceAccountController(ctx));
     controllers.push(endpointsController(ctx));
+    controllers.push(jobController(ctx));
   }
   return controllers;
 }
