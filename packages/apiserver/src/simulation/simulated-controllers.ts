@@ -1,4 +1,5 @@
 /** Which simulated controllers run, by the simulation's settings: one line per controller. */
+import { cronJobController } from './controllers/cron-jobs.js';
 import { endpointsController } from './controllers/endpoints.js';
 import { jobController } from './controllers/jobs.js';
 import { serviceAccountController } from './controllers/service-accounts.js';
@@ -12,6 +13,7 @@ export function simulatedControllers(ctx: SimulationContext): SimulatedControlle
     controllers.push(serviceAccountController(ctx));
     controllers.push(endpointsController(ctx));
     controllers.push(jobController(ctx));
+    controllers.push(cronJobController(ctx));
   }
   return controllers;
 }
