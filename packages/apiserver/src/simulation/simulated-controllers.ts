@@ -3,6 +3,7 @@ import { cronJobController } from './controllers/cron-jobs.js';
 import { endpointsController } from './controllers/endpoints.js';
 import { jobController } from './controllers/jobs.js';
 import { serviceAccountController } from './controllers/service-accounts.js';
+import { statefulSetController } from './controllers/stateful-sets.js';
 import type { SimulatedController } from './simulated-controller.js';
 import type { SimulationContext } from './simulation-context.js';
 
@@ -14,6 +15,7 @@ export function simulatedControllers(ctx: SimulationContext): SimulatedControlle
     controllers.push(endpointsController(ctx));
     controllers.push(jobController(ctx));
     controllers.push(cronJobController(ctx));
+    controllers.push(statefulSetController(ctx));
   }
   return controllers;
 }
