@@ -1,5 +1,6 @@
 /** Which simulated controllers run, by the simulation's settings: one line per controller. */
 import { cronJobController } from './controllers/cron-jobs.js';
+import { daemonSetController } from './controllers/daemon-sets.js';
 import { endpointsController } from './controllers/endpoints.js';
 import { jobController } from './controllers/jobs.js';
 import { serviceAccountController } from './controllers/service-accounts.js';
@@ -16,6 +17,7 @@ export function simulatedControllers(ctx: SimulationContext): SimulatedControlle
     controllers.push(jobController(ctx));
     controllers.push(cronJobController(ctx));
     controllers.push(statefulSetController(ctx));
+    controllers.push(daemonSetController(ctx));
   }
   return controllers;
 }
