@@ -1,6 +1,6 @@
 /**
  * The real kubectl against the embedded API server: discovery, OpenAPI-backed validation, CRDs,
- * watches, every patch type, finalizer-aware delete, built-ins, and `get`'s columns (served as
+ * watches, every patch type, finalizer-aware delete (namespaces included), built-ins, and `get`'s columns (served as
  * Tables, also on `get -w`). kubectl must be installed (the
  * suite fails, never skips, without it).
  */
@@ -165,6 +165,32 @@ describe('kubectl against the embedded API server', { timeout: 180_000 }, () => 
     const gone = await kubectl.run(['get', 'widget', 'w1', '-n', 'default']);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /Error from server \(NotFound\): widgets\.example\.com "w1" not found/);
+  });
+
+  test('delete namespace waits while a finalizer holds its content, then returns once the namespace is gone', async () => {
+    await kubectl.ok(['create', 'namespace', 'doomed']);
+    for (const name of ['a', 'b']) await kubectl.ok(['create', 'configmap', name, '-n', 'doomed', '--from-literal=k=v']);
+    await kubectl.ok(['patch', 'configmap', 'b', '-n', 'doomed', '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}']);
+    const deleting = env.spawn(['delete', 'namespace', 'doomed', '--timeout=60s']);
+    const held = await waitFor(
+      async () => {
+        const got = await rawRequest<Obj>(server.url, 'GET', '/api/v1/namespaces/doomed');
+        const conditions = (got.body['status'] as { conditions?: { type: string; status: string; message: string }[] } | undefined)?.conditions ?? [];
+        return conditions.find((c) => c.type === 'NamespaceFinalizersRemaining' && c.status === 'True');
+      },
+      { timeoutMs: 15_000, what: 'the namespace to report the held configmap' },
+    );
+    assert.equal(held.message, 'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances');
+    assert.equal(deleting.exit, undefined, 'kubectl delete must still be waiting');
+    assert.equal((await kubectl.run(['get', 'configmap', 'a', '-n', 'doomed'])).code, 1, 'the free configmap is gone');
+
+    await kubectl.ok(['patch', 'configmap', 'b', '-n', 'doomed', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    const exit = await deleting.waitForExit(30_000);
+    assert.equal(exit.code, 0, deleting.stderr);
+    assert.match(deleting.stdout, /namespace "doomed" deleted/);
+    const gone = await kubectl.run(['get', 'namespace', 'doomed']);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /Error from server \(NotFound\): namespaces "doomed" not found/);
   });
 
   test('create configmap creates it and a default (strategic merge) patch merges into it', async () => {

@@ -4,7 +4,8 @@
  *
  * Flow at start: open and replay the write-ahead log (with `dataDir`), rebuild the objects and
  * the CRD-defined types, continue the resourceVersion past the highest replayed one, create the
- * `default` and `kube-system` namespaces if missing, then listen.
+ * `default` and `kube-system` namespaces if missing, start the garbage collector and the namespace
+ * deleter (which finish work a stop cut short), then listen.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,6 +20,7 @@ import { crdType } from './types/crd-resource.js';
 import { AllowedHosts, exposureRisk } from './http/browser-guard.js';
 import { FaultInjector } from './http/faults.js';
 import { GarbageCollector } from './objects/garbage-collector.js';
+import { NamespaceDeleter } from './objects/namespace-deleter.js';
 import type { Faults } from './http/faults.js';
 import { BearerTokenCheck } from './http/bearer-token.js';
 import { kubeconfigFor } from './kubeconfig.js';
@@ -221,6 +223,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   store.setListener((storeKey, event) => {
     hub.dispatch(storeKey, event);
     collector.observe(storeKey, event);
+    namespaceDeleter.observe(storeKey, event);
     simulation?.observe(storeKey, event);
   });
   const service = new ObjectService(registry, store, {
@@ -234,6 +237,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     },
   });
   const collector = new GarbageCollector({ registry, store, writes: service, logger });
+  const namespaceDeleter = new NamespaceDeleter({ registry, store, writes: service, logger });
   const simulationSettings = resolveSimulation(options.simulate);
   const certificates = options.tls ? makeServingCertificates({ hosts: [host, ...(options.allowedHosts ?? [])] }) : undefined;
   const simulation = simulationSettings
@@ -259,9 +263,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   if (log) store.attachLog(log);
   // After the replay: dependents left dangling by a stop are collected now, through the log.
   collector.start();
+  // Namespaces whose deletion a stop or a crash cut short are finished now.
+  namespaceDeleter.start();
 
   const abandon = async (): Promise<void> => {
     await simulation?.stop();
+    await namespaceDeleter.stop();
     await collector.stop();
     await store.closeLog();
     await lock?.release();
@@ -349,6 +356,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       stopping ??= (async () => {
         hub.stop();
         await simulation?.stop();
+        await namespaceDeleter.stop();
         await collector.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();

@@ -79,6 +79,24 @@ describe('list', () => {
     assert.equal(bad.status, 400);
   });
 
+  test('a forged continue token (JSON null, an array, a string, a number, a bool) is 400 with the upstream message, never a 500', async () => {
+    const forged = (json: string): string => Buffer.from(json, 'utf8').toString('base64url');
+    const cases: [string, string][] = [
+      ['null', 'server does not recognize this encoded version'],
+      ['{}', 'server does not recognize this encoded version'],
+      ['[1]', 'json: cannot unmarshal array into Go value of type storage.continueToken'],
+      ['"x"', 'json: cannot unmarshal string into Go value of type storage.continueToken'],
+      ['5', 'json: cannot unmarshal number into Go value of type storage.continueToken'],
+      ['true', 'json: cannot unmarshal bool into Go value of type storage.continueToken'],
+    ];
+    for (const [json, detail] of cases) {
+      const res = await req('GET', `${widgetsPath()}?limit=1&continue=${forged(json)}`);
+      assert.equal(res.status, 400, `${json}: ${res.text}`);
+      assert.equal(res.body.reason, 'BadRequest');
+      assert.equal(res.body.message, `invalid continue token: continue key is not valid: ${detail}`);
+    }
+  });
+
   test('a paginated list with a selector has no remainingItemCount', async () => {
     const res = await req('GET', `/apis/example.com/v1/widgets?limit=1&labelSelector=app%3Dweb`);
     assert.deepEqual(names(res), ['a']);

@@ -342,19 +342,19 @@ describe('object semantics', () => {
     assert.notEqual(a.body.metadata.name, b.body.metadata.name);
   });
 
-  test('deleting a namespace deletes its objects, then the namespace', async () => {
+  test('deleting a namespace deletes its objects (in the background), then the namespace', async () => {
     await req('POST', '/api/v1/namespaces', { metadata: { name: 'doomed' } });
     await req('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'a' } });
     await req('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'held', finalizers: ['example.com/hold'] } });
     const del = await req('DELETE', '/api/v1/namespaces/doomed');
     assert.equal(del.status, 200);
     assert.equal(del.body.status.phase, 'Terminating');
-    assert.equal((await req('GET', '/api/v1/namespaces/doomed/configmaps/a')).status, 404);
+    await waitFor(async () => (await req('GET', '/api/v1/namespaces/doomed/configmaps/a')).status === 404, { message: 'a to be deleted' });
     const blocked = await req('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'late' } });
     assert.equal(blocked.status, 403);
     assert.equal(blocked.body.message, 'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated');
     await req('PATCH', '/api/v1/namespaces/doomed/configmaps/held', { metadata: { finalizers: null } }, 'application/merge-patch+json');
-    assert.equal((await req('GET', '/api/v1/namespaces/doomed')).status, 404);
+    await waitFor(async () => (await req('GET', '/api/v1/namespaces/doomed')).status === 404, { message: 'the namespace to go' });
     const protectedNs = await req('DELETE', '/api/v1/namespaces/default');
     assert.equal(protectedNs.status, 403);
   });

@@ -97,11 +97,29 @@ export interface FieldProblem {
   readonly field: string;
 }
 
-/** 422 Invalid: `Widget.example.com "w1" is invalid: spec.replicas: Invalid value: ...`, with `details.causes`. */
+/**
+ * The most causes a `Status` lists, and the most field errors or apply conflicts its message quotes;
+ * the message says how many more were left out. kubeloop's own bound (kube-apiserver lists them
+ * all): an input with 50,000 errors must not be answered with a body many times its own size.
+ */
+export const maxStatusCauses = 100;
+
+/** ` (N more errors left out)`, or nothing. */
+export function leftOutText(count: number, what: string): string {
+  return count > 0 ? ` (${count} more ${what} left out)` : '';
+}
+
+/**
+ * 422 Invalid: `Widget.example.com "w1" is invalid: spec.replicas: Invalid value: ...`, with
+ * `details.causes`. Identical `field: message` texts are quoted once, as kube-apiserver's aggregate
+ * of field errors does; at most {@link maxStatusCauses} problems are listed.
+ */
 export function invalid(k: KindName, name: string, problems: readonly FieldProblem[]): StatusError {
-  const texts = problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message));
-  const joined = texts.length === 1 ? (texts[0] ?? '') : `[${texts.join(', ')}]`;
-  const causes: StatusCause[] = problems.map((p) => ({ reason: p.reason, message: p.message, field: p.field }));
+  const listed = problems.slice(0, maxStatusCauses);
+  const leftOut = problems.length - listed.length;
+  const texts = [...new Set(listed.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)))];
+  const joined = (texts.length === 1 && leftOut === 0 ? (texts[0] ?? '') : `[${texts.join(', ')}]`) + leftOutText(leftOut, 'errors');
+  const causes: StatusCause[] = listed.map((p) => ({ reason: p.reason, message: p.message, field: p.field }));
   const details: StatusDetails = {};
   if (name) details.name = name;
   if (k.group) details.group = k.group;
@@ -139,9 +157,9 @@ export function unsupportedValue(field: string, value: unknown, supported: reado
   return { reason: 'FieldValueNotSupported', message: `Unsupported value: ${formatFieldValue(value)}: supported values: ${list}`, field };
 }
 
-/** 409 of a server-side apply changing fields other managers own (causes of type FieldManagerConflict). */
+/** 409 of a server-side apply changing fields other managers own (causes of type FieldManagerConflict, at most {@link maxStatusCauses}). */
 export function applyConflict(err: { message: string; conflicts: readonly { manager: string; field: string }[] }): StatusError {
-  const causes: StatusCause[] = err.conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field }));
+  const causes: StatusCause[] = err.conflicts.slice(0, maxStatusCauses).map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field }));
   return new StatusError(status(409, 'Conflict', err.message, { causes }));
 }
 

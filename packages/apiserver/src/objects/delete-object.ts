@@ -1,4 +1,4 @@
-/** Deletes: one object (preconditions, finalizers, graceful start), a collection, and a namespace's contents. */
+/** Deletes: one object (preconditions, finalizers, graceful start), a collection, and the start of a namespace's deletion. */
 import type { StoredObject } from '../storage/change-event.js';
 import { jsonAtApiVersion } from '../storage/change-event.js';
 import { namespaceType } from '../types/builtin-resources.js';
@@ -12,7 +12,7 @@ import { apiVersionOf, storeKeyOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
 import { conflict, forbidden } from '../http/status-error.js';
 import { timestampText } from '../timestamp-text.js';
-import { immortalNamespaces, namespaceHasObjects } from './namespace-contents.js';
+import { immortalNamespaces, namespaceHasObjects, specFinalizersOf, terminatingPhase } from './namespace-contents.js';
 import type { CollectionTarget, ObjectContext, ObjectTarget } from './object-context.js';
 import { getObject } from './read-objects.js';
 import { removeObject } from './remove-object.js';
@@ -54,8 +54,9 @@ export function deleteObject(ctx: ObjectContext, target: ObjectTarget, request: 
 }
 
 /**
- * Deletes one object (rule 5, 7 and 8): finalizers (with those its propagation policy adds) or a
- * namespace's contents hold it, marked as being deleted; without them it is removed.
+ * Deletes one object (rule 5, 7 and 8): finalizers (with those its propagation policy adds) hold it,
+ * marked as being deleted; without them it is removed. A namespace is first only marked
+ * (`namespace-deleter.ts` empties and removes it in the background).
  */
 export async function deleteOne(ctx: ObjectContext, type: ResourceType, existing: StoredObject, request: Omit<DeleteRequest, 'preconditions'>): Promise<DeleteResult> {
   const { dryRun, propagationPolicy: policy } = request;
@@ -63,31 +64,41 @@ export async function deleteOne(ctx: ObjectContext, type: ResourceType, existing
   const isNamespace = type === namespaceType;
   const current = meta.finalizers ?? [];
   const finalizers = finalizersAfterDelete(current, policy);
+  if (isNamespace && !meta.deletionTimestamp) return startNamespaceDeletion(ctx, existing, finalizers, dryRun);
+  // kube-apiserver answers a DELETE of a namespace still being emptied with the namespace, unchanged.
+  if (isNamespace && specFinalizersOf(existing.object).length > 0) return { stored: existing, deleted: false };
   if (finalizers.length > 0 || (isNamespace && namespaceHasObjects(ctx, meta.name))) {
     if (meta.deletionTimestamp && finalizers === current) return { stored: existing, deleted: false };
     const next = cloneJson(existing.object);
     next.metadata.finalizers = [...finalizers];
-    const starting = !meta.deletionTimestamp;
-    if (starting) {
+    if (!meta.deletionTimestamp) {
       next.metadata.deletionTimestamp = timestampText();
       next.metadata.deletionGracePeriodSeconds = 0;
       if (type.hasGeneration) next.metadata.generation = (meta.generation ?? 0) + 1;
-      if (isNamespace) next.status = { ...(next.status as Record<string, unknown> | undefined), phase: 'Terminating' };
     }
     const deleting = canonicalObject(next, []);
     if (dryRun) return { stored: dryRunStored(deleting, existing.key), deleted: false };
-    const stored = await ctx.store.put(storeKeyOf(type), existing.key, deleting);
-    if (isNamespace && starting) {
-      await deleteNamespaceContents(ctx, meta.name);
-      const after = ctx.store.get(storeKeyOf(type), existing.key);
-      if (!after) return { stored, deleted: true };
-      return { stored: after, deleted: false };
-    }
-    return { stored, deleted: false };
+    return { stored: await ctx.store.put(storeKeyOf(type), existing.key, deleting), deleted: false };
   }
   if (dryRun) return { stored: existing, deleted: true };
   const removed = await removeObject(ctx, type, existing.key);
   return { stored: removed ?? existing, deleted: true };
+}
+
+/**
+ * The first DELETE of a namespace, as kube-apiserver's namespace storage does it: `deletionTimestamp`
+ * (no grace period), phase `Terminating`, the policy's finalizers; answered at once. Its contents
+ * go in the background (`namespace-deleter.ts`), which removes the namespace at the end.
+ */
+async function startNamespaceDeletion(ctx: ObjectContext, existing: StoredObject, finalizers: readonly string[], dryRun: boolean): Promise<DeleteResult> {
+  const next = cloneJson(existing.object);
+  if (finalizers.length > 0) next.metadata.finalizers = [...finalizers];
+  else delete next.metadata.finalizers;
+  next.metadata.deletionTimestamp = timestampText();
+  next.status = { ...(next.status as Record<string, unknown> | undefined), phase: terminatingPhase };
+  const terminating = canonicalObject(next, []);
+  if (dryRun) return { stored: dryRunStored(terminating, existing.key), deleted: false };
+  return { stored: await ctx.store.put(storeKeyOf(namespaceType), existing.key, terminating), deleted: false };
 }
 
 /** DELETE of a collection: every selected object, as individual deletes. Returns the list body. */
@@ -113,18 +124,4 @@ export function deleteCollection(ctx: ObjectContext, target: CollectionTarget, o
     const rv = String(ctx.store.resourceVersion);
     return `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${rv}"},"items":[${items.join(',')}]}`;
   });
-}
-
-/** Deletes every object in a namespace that has started terminating. */
-async function deleteNamespaceContents(ctx: ObjectContext, namespace: string): Promise<void> {
-  const prefix = `${namespace}/`;
-  for (const type of ctx.registry.all()) {
-    if (!type.namespaced) continue;
-    const storeKey = storeKeyOf(type);
-    const targets = [...ctx.store.values(storeKey)].filter((s) => s.key.startsWith(prefix));
-    for (const target of targets) {
-      const current = ctx.store.get(storeKey, target.key);
-      if (current) await deleteOne(ctx, type, current, { dryRun: false });
-    }
-  }
 }

@@ -8,7 +8,7 @@ import { canonicalObject } from './object-meta.js';
 import { storeKeyOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
 import { deleteOne } from './delete-object.js';
-import { immortalNamespaces, namespaceHasObjects } from './namespace-contents.js';
+import { immortalNamespaces, namespaceMayGo } from './namespace-contents.js';
 import type { ObjectContext } from './object-context.js';
 import { removeObject } from './remove-object.js';
 
@@ -43,7 +43,7 @@ export function gcRemoveFinalizer(ctx: ObjectContext, type: ResourceType, key: s
     const next = cloneJson(existing.object);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== finalizer);
     const meta = next.metadata;
-    if (meta.deletionTimestamp && meta.finalizers?.length === 0 && !(type === namespaceType && namespaceHasObjects(ctx, meta.name))) {
+    if (meta.deletionTimestamp && meta.finalizers?.length === 0 && (type !== namespaceType || namespaceMayGo(ctx, next))) {
       await removeObject(ctx, type, key);
       return;
     }

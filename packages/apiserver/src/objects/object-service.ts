@@ -7,7 +7,7 @@
  * `read-objects.ts` (get, list), `create-object.ts`, `update-object.ts`, `patch-object.ts`,
  * `scale-object.ts`, `delete-object.ts`; a write's body goes through `incoming-object.ts` and
  * `field-manager.ts`; an object's end through `remove-object.ts`, which finishes namespaces
- * (`namespace-contents.ts`) and CRDs (`crd-types.ts`); the garbage collector writes through `gc-writes.ts`.
+ * (`namespace-contents.ts`) and CRDs (`crd-types.ts`); the garbage collector writes through `gc-writes.ts`, the namespace deleter through `namespace-writes.ts`.
  *
  * Rules (each tested in `object-semantics.test.ts` and the other HTTP tests):
  * 1. One global resourceVersion counter; a write whose result equals the stored object is a
@@ -22,8 +22,9 @@
  *    `deletionGracePeriodSeconds: 0` (MODIFIED); no finalizer may be added while deleting (422);
  *    the write that removes the last finalizer deletes the object (a single DELETED).
  * 6. Namespaced creates need an existing namespace (404) that is not terminating (403).
- * 7. Deleting a namespace deletes its objects, then itself once they are gone; deleting a CRD
- *    deletes its objects and stops serving the type.
+ * 7. Deleting a namespace marks it `Terminating` at once; the namespace deleter
+ *    (`namespace-deleter.ts`) deletes its objects in the background, then the namespace once they
+ *    are gone; deleting a CRD deletes its objects and stops serving the type.
  * 8. `propagationPolicy` Orphan / Foreground add the `orphan` / `foregroundDeletion` finalizer
  *    (Background removes both), also on an object already being deleted; the garbage collector
  *    (`garbage-collector.ts`) does the rest through the `gc*` methods here.
@@ -40,6 +41,7 @@ import { applyReadDefaults, registerStoredCrds } from './crd-types.js';
 import { deleteCollection, deleteObject } from './delete-object.js';
 import type { DeleteRequest, DeleteResult } from './delete-object.js';
 import { gcDelete, gcEditOwnerReferences, gcRemoveFinalizer } from './gc-writes.js';
+import { deleteNamespaceContent, editTerminatingNamespace } from './namespace-writes.js';
 import type { CollectionTarget, ObjectContext, ObjectTarget, TypeListener } from './object-context.js';
 import { patchObject } from './patch-object.js';
 import type { PatchOptions } from './patch-object.js';
@@ -129,6 +131,18 @@ export class ObjectService {
   /** Removes one finalizer; like a client's write, removing the last one of an object being deleted removes the object. */
   gcRemoveFinalizer(type: ResourceType, key: string, uid: string, finalizer: string): Promise<void> {
     return gcRemoveFinalizer(this.#ctx, type, key, uid, finalizer);
+  }
+
+  // --- the namespace deleter's writes (see namespace-deleter.ts) ---
+
+  /** Deletes one object of a terminating namespace with `propagationPolicy: Background`. */
+  deleteNamespaceContent(type: ResourceType, key: string, uid: string): Promise<void> {
+    return deleteNamespaceContent(this.#ctx, type, key, uid);
+  }
+
+  /** Rewrites a terminating namespace by `edit`; removes it when it is left empty and without finalizers. */
+  editTerminatingNamespace(name: string, uid: string, edit: (ns: KubeObject) => KubeObject | undefined): Promise<void> {
+    return editTerminatingNamespace(this.#ctx, name, uid, edit);
   }
 
   // --- served types ---

@@ -1,12 +1,12 @@
 /** Reads: one object, and list pages with selectors, pagination and resourceVersion rules. */
 import type { StoredObject } from '../storage/change-event.js';
 import { jsonAtApiVersion } from '../storage/change-event.js';
-import { encodeContinueToken } from '../storage/continue-token.js';
+import { encodeContinueToken, invalidContinueToken } from '../storage/continue-token.js';
 import type { ListOptions } from '../http/list-options.js';
 import { snapshotAt } from '../storage/list-snapshot.js';
 import { apiVersionOf, storeKeyOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
-import { badRequest, expired, notFound, resourceVersionTooLarge, tooOldResourceVersion } from '../http/status-error.js';
+import { expired, notFound, resourceVersionTooLarge, tooOldResourceVersion } from '../http/status-error.js';
 import { objectKeyOf } from './object-context.js';
 import type { ObjectContext } from './object-context.js';
 
@@ -60,7 +60,7 @@ export function listPage(ctx: ObjectContext, type: ResourceType, namespace: stri
   }
   const token = opts.continueToken;
   // Only tokens this server issued: their resourceVersion is one it has reached.
-  if (token && token.rv > current) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (token && token.rv > current) throw invalidContinueToken('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   const listRv = token ? token.rv : (exactRv ?? current);
   // Later pages (and exact reads of an older state) see the objects as they were at listRv.
   const snapshot = snapshotAt(ctx.store, storeKey, listRv);

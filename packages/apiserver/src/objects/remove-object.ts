@@ -1,21 +1,20 @@
-/** The end of an object: removed from storage, with what follows (a CRD's objects and type, a terminating namespace's end). */
+/** The end of an object: removed from storage, with what follows (a CRD's objects and type). */
 import type { StoredObject } from '../storage/change-event.js';
 import { crdType } from '../types/crd-resource.js';
 import { storeKeyOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
 import { unregisterCrd } from './crd-types.js';
-import { finishNamespaceIfEmpty } from './namespace-contents.js';
 import type { ObjectContext } from './object-context.js';
 
-/** Removes an object for good, with what follows: a CRD's objects and type, a terminating namespace's end. */
+/**
+ * Removes an object for good, with what follows: a CRD's objects and type. A terminating namespace
+ * left empty is finished by the namespace deleter (`namespace-deleter.ts`), which sees the removal.
+ */
 export async function removeObject(ctx: ObjectContext, type: ResourceType, key: string): Promise<StoredObject | undefined> {
   const storeKey = storeKeyOf(type);
   if (type === crdType) {
     const crd = ctx.store.get(storeKey, key);
     if (crd) await unregisterCrd(ctx, crd.object);
   }
-  const removed = await ctx.store.remove(storeKey, key);
-  const namespace = removed?.object.metadata.namespace;
-  if (type.namespaced && namespace) await finishNamespaceIfEmpty(ctx, namespace);
-  return removed;
+  return ctx.store.remove(storeKey, key);
 }

@@ -14,7 +14,7 @@ import { registerCrd } from './crd-types.js';
 import { keepManagedFields, recordUpdate } from './field-manager.js';
 import { decode, prepareBody } from './incoming-object.js';
 import type { DecodedObject } from './incoming-object.js';
-import { namespaceHasObjects } from './namespace-contents.js';
+import { namespaceMayGo } from './namespace-contents.js';
 import type { CollectionTarget, ObjectContext, ObjectTarget } from './object-context.js';
 import { getObject } from './read-objects.js';
 import { removeObject } from './remove-object.js';
@@ -133,7 +133,7 @@ export async function updateDecoded(ctx: ObjectContext, target: CollectionTarget
   if (jsonEqual(old, next) || onlyManagedFieldTimesDiffer(old, next)) return { stored: existing, created: false, warnings };
 
   // Rule 5: the write that removes the last finalizer of an object being deleted deletes it.
-  if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && !(type === namespaceType && namespaceHasObjects(ctx, name))) {
+  if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && (type !== namespaceType || namespaceMayGo(ctx, next))) {
     if (opts.dryRun) return { stored: dryRunStored(next, existing.key), created: false, warnings };
     const removed = await removeObject(ctx, type, existing.key);
     return { stored: removed ?? existing, created: false, warnings };

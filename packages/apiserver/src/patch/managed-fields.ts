@@ -20,6 +20,7 @@ import { FieldSet, fieldSetFromV1, fieldSetOf, fieldSetToV1, mergeApplied, pathT
 import type { FieldPath } from './field-set.js';
 import type { FieldStrategy } from './patch-strategies.js';
 import { timestampText } from '../timestamp-text.js';
+import { leftOutText, maxStatusCauses } from '../http/status-error.js';
 
 /** One managedFields entry. */
 export interface ManagedFieldsEntry {
@@ -59,17 +60,28 @@ export class ApplyConflictError extends Error {
   }
 }
 
+/** kube-apiserver's conflict message, grouped by manager; at most `maxStatusCauses` fields quoted, the rest counted. */
 function conflictMessage(conflicts: readonly ApplyConflict[]): string {
   const first = conflicts[0];
   if (conflicts.length === 1 && first) return `Apply failed with 1 conflict: conflict with ${first.manager}: ${first.field}`;
   const byManager = new Map<string, string[]>();
-  for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), c.field]);
-  const lines: string[] = [];
-  for (const manager of [...byManager.keys()].sort()) {
-    lines.push(`conflicts with ${manager}:`);
-    for (const field of byManager.get(manager) ?? []) lines.push(`- ${field}`);
+  for (const c of conflicts) {
+    const fields = byManager.get(c.manager);
+    if (fields) fields.push(c.field);
+    else byManager.set(c.manager, [c.field]);
   }
-  return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+  const lines: string[] = [];
+  let quoted = 0;
+  for (const manager of [...byManager.keys()].sort()) {
+    if (quoted >= maxStatusCauses) break;
+    lines.push(`conflicts with ${manager}:`);
+    for (const field of byManager.get(manager) ?? []) {
+      if (quoted >= maxStatusCauses) break;
+      lines.push(`- ${field}`);
+      quoted++;
+    }
+  }
+  return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}${leftOutText(conflicts.length - quoted, 'conflicts')}`;
 }
 
 /** The manager named by a User-Agent: its program name, the text before the first `/` (`kubectl/v1.32 ...` -> `kubectl`). */

@@ -44,7 +44,34 @@ interface Table {
   readonly history: WatchHistory;
   /** Keys in order, for pagination; rebuilt lazily after an insert or a removal. */
   sortedKeys: string[] | undefined;
+  /** The keys of each namespace (namespaced keys are `namespace/name`): what a namespace holds, without a scan. */
+  readonly byNamespace: Map<string, Set<string>>;
 }
+
+/** The namespace of a store key: the text before its `/`; none for a cluster-scoped key (names hold no `/`). */
+function namespaceOfKey(key: string): string | undefined {
+  const slash = key.indexOf('/');
+  return slash < 0 ? undefined : key.slice(0, slash);
+}
+
+function indexKey(table: Table, key: string): void {
+  const namespace = namespaceOfKey(key);
+  if (namespace === undefined) return;
+  let keys = table.byNamespace.get(namespace);
+  if (!keys) table.byNamespace.set(namespace, (keys = new Set()));
+  keys.add(key);
+}
+
+function unindexKey(table: Table, key: string): void {
+  const namespace = namespaceOfKey(key);
+  if (namespace === undefined) return;
+  const keys = table.byNamespace.get(namespace);
+  if (!keys) return;
+  keys.delete(key);
+  if (keys.size === 0) table.byNamespace.delete(namespace);
+}
+
+const noKeys: ReadonlySet<string> = new Set();
 
 /** Receives every applied change, in resourceVersion order. */
 export type ChangeListener = (storeKey: string, event: ChangeEvent) => void;
@@ -153,7 +180,7 @@ export class ObjectStore {
   #table(storeKey: string): Table {
     let table = this.#tables.get(storeKey);
     if (!table) {
-      table = { objects: new Map(), history: new WatchHistory(this.#historyWindow, this.#rv, this.#historyBudget), sortedKeys: undefined };
+      table = { objects: new Map(), history: new WatchHistory(this.#historyWindow, this.#rv, this.#historyBudget), sortedKeys: undefined, byNamespace: new Map() };
       this.#tables.set(storeKey, table);
     }
     return table;
@@ -172,6 +199,14 @@ export class ObjectStore {
   /** How many objects a type has. */
   count(storeKey: string): number {
     return this.#tables.get(storeKey)?.objects.size ?? 0;
+  }
+
+  /**
+   * The keys of a type's objects in one namespace. Live: it follows later writes, and iterating it
+   * while objects are removed is safe (a removed key is skipped).
+   */
+  keysInNamespace(storeKey: string, namespace: string): ReadonlySet<string> {
+    return this.#tables.get(storeKey)?.byNamespace.get(namespace) ?? noKeys;
   }
 
   /** A type's keys in sorted order (for pagination). */
@@ -197,6 +232,7 @@ export class ObjectStore {
     const table = this.#table(storeKey);
     table.objects.set(key, { object, json: JSON.stringify(object), rv, key });
     table.sortedKeys = undefined;
+    indexKey(table, key);
   }
 
   /** Stores `object` (its resourceVersion is set here) and emits ADDED or MODIFIED. */
@@ -209,7 +245,10 @@ export class ObjectStore {
     const table = this.#table(storeKey);
     const previous = table.objects.get(key);
     table.objects.set(key, stored);
-    if (!previous) table.sortedKeys = undefined;
+    if (!previous) {
+      table.sortedKeys = undefined;
+      indexKey(table, key);
+    }
     this.#emit(storeKey, table, new ChangeEvent(previous ? 'MODIFIED' : 'ADDED', stored, previous));
     this.#compactIfNeeded();
     return stored;
@@ -228,6 +267,7 @@ export class ObjectStore {
     // A concurrent durable write cannot have touched the key: writes are exclusive with a log.
     table.objects.delete(key);
     table.sortedKeys = undefined;
+    unindexKey(table, key);
     this.#emit(storeKey, table, new ChangeEvent('DELETED', stored, previous));
     this.#compactIfNeeded();
     return stored;

@@ -54,16 +54,18 @@ const validateEmbeddedResource: SchemaValidateFunction = function (enabled: bool
   return errors.length === 0;
 };
 
-// `x-kubernetes-list-type: set`: no two items may be equal. Linear (a set of canonical JSON texts),
-// where Ajv's `uniqueItems` compares every pair of non-scalar items.
+// `x-kubernetes-list-type: set`: no two items may be equal. Linear (a map of canonical JSON texts),
+// where Ajv's `uniqueItems` compares every pair of non-scalar items. As kube-apiserver, a duplicated
+// value is reported once, at its first repetition (50,000 equal items: one error, not 49,999).
 const validateListSet: SchemaValidateFunction = function (enabled: boolean, data: unknown): boolean {
   if (!enabled || !Array.isArray(data)) return true;
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   const errors: Partial<ErrorObject>[] = [];
   data.forEach((item, index) => {
     const id = canonicalJson(item);
-    if (seen.has(id)) errors.push({ keyword: 'kubeListSet', params: { index }, message: 'duplicate item' });
-    seen.add(id);
+    const times = seen.get(id) ?? 0;
+    if (times === 1) errors.push({ keyword: 'kubeListSet', params: { index }, message: 'duplicate item' });
+    seen.set(id, times + 1);
   });
   validateListSet.errors = errors;
   return errors.length === 0;
