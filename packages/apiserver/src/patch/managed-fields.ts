@@ -14,6 +14,7 @@
  * 4. Entries left with no fields are dropped. Managers are told apart by name, operation and
  *    subresource, and entries are sorted (Apply first, then by time), as the real server does.
  */
+import { handoverManager, lastAppliedFields } from './last-applied-handover.js';
 import { cloneJson, isJsonObject, jsonEqual } from '../json-value.js';
 import type { JsonObject } from '../json-value.js';
 import { FieldSet, fieldSetFromV1, fieldSetOf, fieldSetToV1, mergeApplied, pathText, removePath, valueAt } from './field-set.js';
@@ -156,8 +157,10 @@ export function applyWithOwnership(current: JsonObject | undefined, config: Json
       }
     }
   }
-  if (conflicts.length > 0 && !write.force) {
-    throw new ApplyConflictError(conflicts.map((c) => ({ manager: printedOwner(c.owner.entry), field: pathText(c.path) })));
+  const handedOver = conflicts.length > 0 && !write.force && current && write.manager === handoverManager ? lastAppliedFields(current, write.strategy) : undefined;
+  const refused = handedOver ? conflicts.filter((c) => !handedOver.has(c.path)) : conflicts;
+  if (refused.length > 0 && !write.force) {
+    throw new ApplyConflictError(refused.map((c) => ({ manager: printedOwner(c.owner.entry), field: pathText(c.path) })));
   }
   for (const { owner, path } of conflicts) owner.set.delete(path);
 
