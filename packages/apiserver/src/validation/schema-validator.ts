@@ -34,9 +34,13 @@ export class CrdSchemaValidator {
   private readonly root: SchemaNode;
   private readonly structure: StructuralNode;
 
-  constructor(openAPIV3Schema: Record<string, unknown>) {
+  /**
+   * @param patterns compiles the schema's patterns; share one among the versions of a CRD so
+   *   that their patterns compile once and within one budget. Default: a new one.
+   */
+  constructor(openAPIV3Schema: Record<string, unknown>, patterns: PatternCompiler = new PatternCompiler()) {
     try {
-      this.root = toSchemaNode(openAPIV3Schema, new PatternCompiler());
+      this.root = toSchemaNode(openAPIV3Schema, patterns);
     } catch (cause) {
       // The walk recurses once per nesting level (never per property): only a schema nested
       // thousands of levels deep could overflow it, and request bodies stop at 1,000.

@@ -23,13 +23,19 @@ const knownTypes: ReadonlySet<string> = new Set(['object', 'array', 'string', 'i
 
 const numberKeywords = ['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'multipleOf'] as const;
 const lengthKeywords = ['maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties'] as const;
+const numericKeywords = [...numberKeywords, ...lengthKeywords] as const;
+
+/** Own keys only: a schema read through its prototype would see `constructor` everywhere. */
+function ownValue(schema: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(schema, key) ? schema[key] : undefined;
+}
 
 /** Compiles one structural schema node; `path` names it in errors (`properties[spec].pattern`). */
 export function toSchemaNode(schema: unknown, patterns: PatternCompiler, path = ''): SchemaNode {
   if (schema === true || schema === undefined) return toSchemaNode({}, patterns, path);
   if (!isRecord(schema)) throw new SchemaCompileError(path || '<root>', 'must be an object');
   const at = (key: string): string => (path === '' ? key : `${path}.${key}`);
-  const own = (key: string): unknown => (Object.hasOwn(schema, key) ? schema[key] : undefined);
+  const own = (key: string): unknown => ownValue(schema, key);
   const groups = new Set<KeywordGroup>();
 
   const nullable = own('nullable') === true;
@@ -43,7 +49,7 @@ export function toSchemaNode(schema: unknown, patterns: PatternCompiler, path = 
   if (types !== undefined && nullable) types.push('null');
 
   const numbers: Partial<Record<(typeof numberKeywords)[number] | (typeof lengthKeywords)[number], number>> = {};
-  for (const key of [...numberKeywords, ...lengthKeywords]) {
+  for (const key of numericKeywords) {
     const v = own(key);
     if (v === undefined || typeof v === 'boolean') continue;
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new SchemaCompileError(at(key), 'must be a number', { value: v });
