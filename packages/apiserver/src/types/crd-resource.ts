@@ -13,7 +13,7 @@ import { allVerbs, storeKeyOf } from './resource-type.js';
 import type { DecodeResult, PrinterColumn, ResourceType, ScaleSubresource } from './resource-type.js';
 import { invalidValue, requiredValue, unsupportedValue } from '../http/status-error.js';
 import type { FieldProblem } from '../http/status-error.js';
-import { compileSchemaValidator, isSchemaCompileError } from './crd-schema.js';
+import { compileSchemaValidator, isSchemaCompileError, newSchemaValidator, takeCompiledValidator } from './crd-schema.js';
 import { forbiddenSchemaKeywords, PatternCompiler } from '../validation/index.js';
 import type { SchemaCompileError } from '../validation/index.js';
 import type { SchemaValidatorLike } from './crd-schema.js';
@@ -233,10 +233,16 @@ export function customResourceType(crd: KubeObject): ResourceType {
   const validator = (version: string): SchemaValidatorLike | undefined => {
     if (!validators.has(version)) {
       const schema = byName.get(version)?.schema?.openAPIV3Schema;
-      validators.set(version, schema ? compileSchemaValidator(schema) : undefined);
+      validators.set(version, schema ? newSchemaValidator(schema) : undefined);
     }
     return validators.get(version);
   };
+  // The schemas compiled when this CRD was validated are taken now: not compiled again.
+  for (const name of served) {
+    const schema = byName.get(name)?.schema?.openAPIV3Schema;
+    const compiled = schema && takeCompiledValidator(schema);
+    if (compiled) validators.set(name, compiled);
+  }
   const scale = crdScale(storage.subresources?.scale);
   return {
     ...(scale && { scale }),

@@ -14,26 +14,43 @@ export interface SchemaValidatorLike {
 }
 
 /**
- * The compiled schemas, by the schema object they were compiled from. A CRD's schema compiles
- * when the CRD is validated, and the type registered right after it from the same stored object
- * reuses it: one compilation per CRD version and write. Weak: a stopped server, a replaced or
- * deleted CRD takes its compiled schemas with it (the process keeps none).
+ * Schemas compiled while validating a CRD, waiting for the type registered right after it from
+ * the same stored object to take them: one compilation per CRD version and write. Taken once
+ * (the type then holds them), and weak: a CRD that is never registered (a dry run, a refused
+ * write) leaves nothing behind, and old CRD objects kept in the watch history hold no compiled
+ * schema.
  */
-const compiledBySchema = new WeakMap<Record<string, unknown>, SchemaValidatorLike>();
+const awaitingRegistration = new WeakMap<Record<string, unknown>, SchemaValidatorLike>();
 
 /**
- * Compiles a schema, or returns the validator already compiled from this very object. Whoever
- * compiles one keeps it (a CRD's served type holds the validators of its versions). `patterns`
- * (default: a new one) is shared by the versions of one CRD: one pattern budget per CRD.
+ * Compiles a schema while validating its CRD, and keeps it for {@link takeCompiledValidator} of the
+ * type registered next. `patterns` (default: a new one) is shared by the versions of one CRD: one
+ * pattern budget per CRD.
  * @throws SchemaCompileError when the schema does not compile.
  */
 export function compileSchemaValidator(schema: Record<string, unknown>, patterns: PatternCompiler = new PatternCompiler()): SchemaValidatorLike {
-  let validator = compiledBySchema.get(schema);
-  if (validator === undefined) {
-    validator = new CrdSchemaValidator(schema, patterns);
-    compiledBySchema.set(schema, validator);
-  }
+  const validator = new CrdSchemaValidator(schema, patterns);
+  awaitingRegistration.set(schema, validator);
   return validator;
+}
+
+/**
+ * The validator compiled when the CRD holding `schema` was validated, taken (the caller keeps it:
+ * a CRD's served type holds the validators of its versions); undefined when there is none.
+ */
+export function takeCompiledValidator(schema: Record<string, unknown>): SchemaValidatorLike | undefined {
+  const compiled = awaitingRegistration.get(schema);
+  awaitingRegistration.delete(schema);
+  return compiled;
+}
+
+/**
+ * Compiles a schema for a type whose CRD was not validated by this server (after a restart's
+ * replay). The caller keeps it.
+ * @throws SchemaCompileError when the schema does not compile.
+ */
+export function newSchemaValidator(schema: Record<string, unknown>): SchemaValidatorLike {
+  return new CrdSchemaValidator(schema);
 }
 
 /** True for a schema that could not be compiled. */
