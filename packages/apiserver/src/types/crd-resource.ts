@@ -13,8 +13,8 @@ import { allVerbs, storeKeyOf } from './resource-type.js';
 import type { DecodeResult, PrinterColumn, ResourceType, ScaleSubresource } from './resource-type.js';
 import { invalidValue, requiredValue, unsupportedValue } from '../http/status-error.js';
 import type { FieldProblem } from '../http/status-error.js';
-import { compileSchemaValidator, isSchemaCompileError } from './crd-schema.js';
-import { forbiddenSchemaKeywords } from '../validation/index.js';
+import { compileSchemaValidator, isSchemaCompileError, newSchemaValidator, takeCompiledValidator } from './crd-schema.js';
+import { forbiddenSchemaKeywords, PatternCompiler } from '../validation/index.js';
 import type { SchemaCompileError } from '../validation/index.js';
 import type { SchemaValidatorLike } from './crd-schema.js';
 import { createdAtPrinter, customResourcePrinter } from '../table/table-printer.js';
@@ -116,6 +116,8 @@ function validateCrd(crd: KubeObject, old: KubeObject | undefined): FieldProblem
   }
   if (versions.length > 0 && !versions.some((v) => v.served)) problems.push(invalidValue('spec.versions', versions, 'must have at least one version marked as served'));
   const seen = new Set<string>();
+  // One pattern budget for the whole CRD: its versions' patterns compile once, together.
+  const patterns = new PatternCompiler();
   versions.forEach((v, i) => {
     const path = `spec.versions[${i}]`;
     if (!v.name) problems.push(requiredValue(`${path}.name`));
@@ -131,7 +133,7 @@ function validateCrd(crd: KubeObject, old: KubeObject | undefined): FieldProblem
       const forbidden = forbiddenSchemaKeywords(schema, schemaPath);
       problems.push(...forbidden);
       try {
-        if (forbidden.length === 0) compileSchemaValidator(schema);
+        if (forbidden.length === 0) compileSchemaValidator(schema, patterns);
       } catch (err) {
         if (!isSchemaCompileError(err)) throw err;
         problems.push(schemaCompileProblem(`${schemaPath}.${err.field}`, err));
@@ -192,22 +194,6 @@ export function storeKeyOfCrd(crd: KubeObject): string {
   return storeKeyOf({ group: spec.group ?? '', plural: spec.names?.plural ?? '' });
 }
 
-/** Paths of fields present in `before` but missing from `after` (what pruning dropped). */
-export function removedPaths(before: unknown, after: unknown, path: string, out: string[]): void {
-  if (typeof before !== 'object' || before === null || typeof after !== 'object' || after === null) return;
-  if (Array.isArray(before)) {
-    if (!Array.isArray(after)) return;
-    before.forEach((item, i) => removedPaths(item, after[i], `${path}[${i}]`, out));
-    return;
-  }
-  const a = after as Record<string, unknown>;
-  for (const [key, value] of Object.entries(before as Record<string, unknown>)) {
-    const child = path ? `${path}.${key}` : key;
-    if (!Object.hasOwn(a, key)) out.push(child);
-    else removedPaths(value, a[key], child, out);
-  }
-}
-
 /** A CRD's `subresources.scale` (`.spec.replicas`-style JSON paths) as the served `/scale`; undefined without one. */
 function crdScale(value: unknown): ScaleSubresource | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
@@ -239,17 +225,24 @@ export function customResourceType(crd: KubeObject): ResourceType {
   const storageVersion = storage.name ?? served[0] ?? 'v1';
   const byName = new Map(allVersions.map((v) => [v.name ?? '', v]));
   // Each served version prints its own additionalPrinterColumns and validates with its own schema,
-  // both compiled on first use and held by this type: a changed or deleted CRD, or a stopped
-  // server, drops its type and so its compiled schemas.
+  // held by this type: a changed or deleted CRD, or a stopped server, drops its type and so its
+  // compiled schemas. The schemas were compiled when the CRD was validated; after a restart's
+  // replay, on first use.
   const printers = new Map<string, TablePrinter>();
   const validators = new Map<string, SchemaValidatorLike | undefined>();
   const validator = (version: string): SchemaValidatorLike | undefined => {
     if (!validators.has(version)) {
       const schema = byName.get(version)?.schema?.openAPIV3Schema;
-      validators.set(version, schema ? compileSchemaValidator(schema) : undefined);
+      validators.set(version, schema ? newSchemaValidator(schema) : undefined);
     }
     return validators.get(version);
   };
+  // The schemas compiled when this CRD was validated are taken now: not compiled again.
+  for (const name of served) {
+    const schema = byName.get(name)?.schema?.openAPIV3Schema;
+    const compiled = schema && takeCompiledValidator(schema);
+    if (compiled) validators.set(name, compiled);
+  }
   const scale = crdScale(storage.subresources?.scale);
   return {
     ...(scale && { scale }),
@@ -278,13 +271,9 @@ export function customResourceType(crd: KubeObject): ResourceType {
     },
     decode(obj, version) {
       const v = validator(version);
-      const unknownFields: string[] = [];
-      if (v) {
-        const before = structuredClone(obj);
-        v.prune(obj);
-        removedPaths(before, obj, '', unknownFields);
-        v.applyDefaults?.(obj);
-      }
+      // Pruning reports what it removed: no copy of the object to compare with.
+      const unknownFields = v ? v.prune(obj) : [];
+      v?.applyDefaults?.(obj);
       return { unknownFields };
     },
     validate(obj, _old, version) {

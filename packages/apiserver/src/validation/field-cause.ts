@@ -1,9 +1,10 @@
 /**
  * Field causes as the Kubernetes API server reports them in `Status.details.causes` of a 422
- * Invalid, built from Ajv errors with the reasons and message shapes of
+ * Invalid, built from the schema check's errors with the reasons and message shapes of
  * `k8s.io/apimachinery/pkg/util/validation/field` and apiextensions-apiserver.
  */
-import type { ErrorObject } from 'ajv';
+import type { PatternBudgetExceeded, SchemaError } from './schema-check.js';
+import { maxPatternMatchCost } from './pattern-budget.js';
 import { isRecord } from './structural-schema-converter.js';
 
 /** One field-level failure. */
@@ -36,44 +37,16 @@ export function jsonTypeName(value: unknown): string {
   return typeof value;
 }
 
-/** Converts an Ajv instance path (`/spec/items/0/name`) into a field path (`spec.items[0].name`), using `root` to tell indexes from keys. */
-export function fieldPathOf(instancePath: string, root: unknown): string {
-  if (instancePath === '') return '';
-  let out = '';
-  let node: unknown = root;
-  for (const raw of instancePath.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(node)) {
-      out += `[${token}]`;
-      node = node[Number(token)];
-    } else {
-      out += out === '' ? token : `.${token}`;
-      node = isRecord(node) ? node[token] : undefined;
-    }
-  }
-  return out;
-}
-
 function child(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-const combinators = new Set(['anyOf', 'oneOf', 'not']);
-
-/**
- * Maps Ajv errors (compiled with `allErrors` and `verbose`) to causes. Errors from inside a failed
- * `anyOf`/`oneOf`/`not` branch are dropped: the real server reports the combinator itself.
- */
-export function causesFromAjvErrors(errors: readonly ErrorObject[], root: unknown): FieldCause[] {
-  const combinatorPaths: string[] = [];
-  for (const e of errors) if (combinators.has(e.keyword)) combinatorPaths.push(`${e.schemaPath}/`);
-
+/** Maps schema errors to causes, each (field, message) once. */
+export function causesFromSchemaErrors(errors: readonly SchemaError[]): FieldCause[] {
   const causes: FieldCause[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
-    if (combinatorPaths.some((p) => e.schemaPath.startsWith(p))) continue;
-    const cause = causeOf(e, root);
-    if (cause === undefined) continue;
+    const cause = causeOf(e);
     const id = `${cause.field}\u0000${cause.message}`;
     if (seen.has(id)) continue;
     seen.add(id);
@@ -82,10 +55,27 @@ export function causesFromAjvErrors(errors: readonly ErrorObject[], root: unknow
   return causes;
 }
 
-function causeOf(e: ErrorObject, root: unknown): FieldCause | undefined {
-  const path = fieldPathOf(e.instancePath, root);
+/** The cause of a write refused because its pattern matches would cost more than the budget. */
+export function patternBudgetCause(e: PatternBudgetExceeded): FieldCause {
+  const name = e.field === '' ? 'body' : `${e.field} in body`;
+  // The value may be megabytes: the message shows its start only.
+  const shown = e.value.length > 64 ? `${e.value.slice(0, 64)}...` : e.value;
+  const { source, programSize } = e.pattern;
+  const cost = Math.max(e.value.length, 1) * programSize;
+  const left = e.remaining === maxPatternMatchCost ? '' : ` (${e.remaining} left after the object's other matches)`;
+  return {
+    reason: 'FieldValueInvalid',
+    message:
+      `Invalid value: ${JSON.stringify(shown)}: ${name} is too long to match against the pattern '${source}' within the server's budget: ` +
+      `${e.value.length} characters x ${programSize} pattern instructions = ${cost}, over the limit of ${maxPatternMatchCost} per object${left}`,
+    field: e.field,
+  };
+}
+
+function causeOf(e: SchemaError): FieldCause {
+  const path = e.field;
   const data: unknown = e.data;
-  const params = e.params as Record<string, unknown>;
+  const params = e.params;
   const name = path === '' ? 'body' : `${path} in body`;
   const invalid = (detail: string): FieldCause => ({
     reason: 'FieldValueInvalid',
@@ -116,8 +106,7 @@ function causeOf(e: ErrorObject, root: unknown): FieldCause | undefined {
       return { reason: 'FieldValueNotSupported', message: `Unsupported value: ${formatBadValue(data)}: supported values: ${supported}`, field: path };
     }
     case 'format': {
-      const parent = e.parentSchema;
-      const format = isRecord(parent) && typeof parent['kubeFormatName'] === 'string' ? parent['kubeFormatName'] : String(params['format']);
+      const format = String(params['format']);
       return {
         reason: 'FieldValueTypeInvalid',
         message: `Invalid value: ${formatBadValue(data)}: ${name} must be of type ${format}: ${JSON.stringify(String(data))}`,
@@ -192,6 +181,6 @@ function causeOf(e: ErrorObject, root: unknown): FieldCause | undefined {
     case 'not':
       return invalid('must not validate the schema (not)');
     default:
-      return invalid(e.message ?? `failed ${e.keyword}`);
+      return invalid(`failed ${e.keyword}`);
   }
 }

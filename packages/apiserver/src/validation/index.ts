@@ -3,3 +3,4 @@ export { CrdSchemaValidator } from './schema-validator.js';
 export type { FieldCause } from './field-cause.js';
 export { SchemaCompileError } from './schema-compile-error.js';
 export { forbiddenSchemaKeywords } from './schema-restrictions.js';
+export { PatternCompiler } from './pattern-budget.js';

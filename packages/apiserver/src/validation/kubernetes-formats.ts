@@ -1,85 +1,87 @@
 /**
  * The string formats a Kubernetes API server checks in CRD schemas (kube-openapi's format
- * registry), registered on an Ajv instance. Formats Kubernetes does not know are ignored by the
- * real server, so {@link kubernetesFormatName} maps them to `undefined` and the converter drops
- * them; numeric formats (`int32`, `int64`, `float`, `double`) are documentation only there too.
+ * registry). Formats Kubernetes does not know are ignored by the real server, so
+ * {@link kubernetesFormat} answers `undefined` for them; numeric formats (`int32`, `int64`,
+ * `float`, `double`) are documentation only there too. The standard ones come from ajv-formats'
+ * checks (fixed, reviewed expressions), the others are written here.
  */
-import type { Ajv } from 'ajv';
-import addFormatsImport from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 
-// ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module.
-const addFormats = addFormatsImport.default;
+/** A format check on a string value. */
+export type FormatCheck = (value: string) => boolean;
 
 // Go's strfmt accepts durations such as `1h30m`, `300ms`, `2 days`, `1.5h`.
 const goDuration =
   /^\s*[-+]?(\d+(\.\d+)?\s*(ns|us|µs|ms|s|m|h|d|w|nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?|sec|min|hr)\s*)+$/i;
 
-/** Format name (normalized like kube-openapi: lower case, no dashes) -> Ajv format name. */
-const formatByNormalizedName: ReadonlyMap<string, string> = new Map([
-  ['datetime', 'date-time'],
-  ['date', 'date'],
-  ['duration', 'k8s-duration'],
-  ['uri', 'uri-reference'],
-  ['email', 'email'],
-  ['hostname', 'hostname'],
-  ['ipv4', 'ipv4'],
-  ['ipv6', 'ipv6'],
-  ['cidr', 'k8s-cidr'],
-  ['mac', 'k8s-mac'],
-  ['uuid', 'k8s-uuid'],
-  ['uuid3', 'k8s-uuid3'],
-  ['uuid4', 'k8s-uuid4'],
-  ['uuid5', 'k8s-uuid5'],
-  ['byte', 'byte'],
-  ['password', 'k8s-password'],
-  ['bsonobjectid', 'k8s-bsonobjectid'],
-  ['hexcolor', 'k8s-hexcolor'],
-  ['rgbcolor', 'k8s-rgbcolor'],
-  ['isbn', 'k8s-isbn'],
-  ['isbn10', 'k8s-isbn10'],
-  ['isbn13', 'k8s-isbn13'],
-  ['creditcard', 'k8s-creditcard'],
-  ['ssn', 'k8s-ssn'],
-]);
+const ipv4Part = String.raw`(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
+const ipv4 = new RegExp(`^${ipv4Part}(\\.${ipv4Part}){3}$`);
 
-/** The Ajv format to check for a schema `format`, or `undefined` when Kubernetes ignores it. */
-export function kubernetesFormatName(format: string): string | undefined {
-  return formatByNormalizedName.get(format.toLowerCase().replace(/[-_]/g, ''));
+/** An ajv-formats check as a function. */
+function standard(name: 'date-time' | 'date' | 'uri-reference' | 'email' | 'hostname' | 'ipv4' | 'ipv6' | 'byte'): FormatCheck {
+  const format = fullFormats[name];
+  if (format instanceof RegExp) return (value) => format.test(value);
+  if (typeof format === 'function') return (value) => (format as (v: string) => boolean)(value);
+  if (typeof format === 'object' && 'validate' in format) {
+    const validate = format.validate;
+    if (validate instanceof RegExp) return (value) => validate.test(value);
+    return (value) => (validate as (v: string) => boolean)(value);
+  }
+  throw new Error(`no check for format ${name}`);
 }
 
-const ipv4Part = String.raw`(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
-const ipv4 = `${ipv4Part}(\\.${ipv4Part}){3}`;
+const matching =
+  (re: RegExp): FormatCheck =>
+  (value) =>
+    re.test(value);
 
-/** Registers every Kubernetes format on `ajv`. */
-export function addKubernetesFormats(ajv: Ajv): void {
-  addFormats(ajv, ['date-time', 'date', 'uri-reference', 'email', 'hostname', 'ipv4', 'ipv6', 'byte']);
-  ajv.addFormat('k8s-duration', goDuration);
-  ajv.addFormat('k8s-cidr', (s: string) => {
-    const slash = s.lastIndexOf('/');
-    if (slash < 0) return false;
-    const ip = s.slice(0, slash);
-    const bits = s.slice(slash + 1);
-    if (!/^\d{1,3}$/.test(bits)) return false;
-    if (new RegExp(`^${ipv4}$`).test(ip)) return Number(bits) <= 32;
-    return ip.includes(':') && /^[0-9a-f:.]+$/i.test(ip) && Number(bits) <= 128;
-  });
-  ajv.addFormat('k8s-mac', /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$|^([0-9a-f]{4}\.){2}[0-9a-f]{4}$/i);
-  ajv.addFormat('k8s-uuid', /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i);
-  ajv.addFormat('k8s-uuid3', /^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i);
-  ajv.addFormat('k8s-uuid4', /^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$/i);
-  ajv.addFormat('k8s-uuid5', /^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$/i);
-  ajv.addFormat('k8s-password', /^/);
-  ajv.addFormat('k8s-bsonobjectid', /^[0-9a-f]{24}$/i);
-  ajv.addFormat('k8s-hexcolor', /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i);
-  ajv.addFormat('k8s-rgbcolor', /^rgb\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*\)$/);
-  ajv.addFormat('k8s-isbn10', (s: string) => isIsbn10(s.replace(/[\s-]/g, '')));
-  ajv.addFormat('k8s-isbn13', (s: string) => isIsbn13(s.replace(/[\s-]/g, '')));
-  ajv.addFormat('k8s-isbn', (s: string) => {
-    const digits = s.replace(/[\s-]/g, '');
-    return isIsbn10(digits) || isIsbn13(digits);
-  });
-  ajv.addFormat('k8s-creditcard', (s: string) => /^\d{12,19}$/.test(s.replace(/[\s-]/g, '')) && luhn(s.replace(/[\s-]/g, '')));
-  ajv.addFormat('k8s-ssn', /^\d{3}[- ]?\d{2}[- ]?\d{4}$/);
+function cidr(s: string): boolean {
+  const slash = s.lastIndexOf('/');
+  if (slash < 0) return false;
+  const ip = s.slice(0, slash);
+  const bits = s.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  if (ipv4.test(ip)) return Number(bits) <= 32;
+  return ip.includes(':') && /^[0-9a-f:.]+$/i.test(ip) && Number(bits) <= 128;
+}
+
+/** Format name (normalized like kube-openapi: lower case, no dashes) -> its check. */
+const formatByNormalizedName: ReadonlyMap<string, FormatCheck> = new Map([
+  ['datetime', standard('date-time')],
+  ['date', standard('date')],
+  ['duration', matching(goDuration)],
+  ['uri', standard('uri-reference')],
+  ['email', standard('email')],
+  ['hostname', standard('hostname')],
+  ['ipv4', standard('ipv4')],
+  ['ipv6', standard('ipv6')],
+  ['cidr', cidr],
+  ['mac', matching(/^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$|^([0-9a-f]{4}\.){2}[0-9a-f]{4}$/i)],
+  ['uuid', matching(/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i)],
+  ['uuid3', matching(/^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i)],
+  ['uuid4', matching(/^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$/i)],
+  ['uuid5', matching(/^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$/i)],
+  ['byte', standard('byte')],
+  ['password', () => true],
+  ['bsonobjectid', matching(/^[0-9a-f]{24}$/i)],
+  ['hexcolor', matching(/^#?([0-9a-f]{3}|[0-9a-f]{6})$/i)],
+  ['rgbcolor', matching(/^rgb\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*\)$/)],
+  ['isbn10', (s) => isIsbn10(s.replace(/[\s-]/g, ''))],
+  ['isbn13', (s) => isIsbn13(s.replace(/[\s-]/g, ''))],
+  [
+    'isbn',
+    (s) => {
+      const digits = s.replace(/[\s-]/g, '');
+      return isIsbn10(digits) || isIsbn13(digits);
+    },
+  ],
+  ['creditcard', (s) => /^\d{12,19}$/.test(s.replace(/[\s-]/g, '')) && luhn(s.replace(/[\s-]/g, ''))],
+  ['ssn', matching(/^\d{3}[- ]?\d{2}[- ]?\d{4}$/)],
+]);
+
+/** The check for a schema `format`, or `undefined` when Kubernetes ignores it. */
+export function kubernetesFormat(format: string): FormatCheck | undefined {
+  return formatByNormalizedName.get(format.toLowerCase().replace(/[-_]/g, ''));
 }
 
 function isIsbn10(s: string): boolean {

@@ -119,7 +119,8 @@ export function applyDefaultValues(value: unknown, node: StructuralNode, root: b
   if (node.properties !== undefined) {
     for (const [key, childNode] of node.properties) {
       if (root && objectHeader.has(key)) continue;
-      if (value[key] === undefined && childNode.defaultValue !== undefined) value[key] = structuredClone(childNode.defaultValue);
+      // Own properties only: `valueOf` or `toString` are found on every object's prototype.
+      if (childNode.defaultValue !== undefined && (!Object.hasOwn(value, key) || value[key] === undefined)) value[key] = structuredClone(childNode.defaultValue);
     }
   }
   for (const key of Object.keys(value)) {
