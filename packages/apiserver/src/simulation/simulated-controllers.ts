@@ -1,4 +1,6 @@
 /** Which simulated controllers run, by the simulation's settings: one line per controller. */
+import { replicaSetController } from './controllers/replica-sets.js';
+import { replicationControllerController } from './controllers/replication-controllers.js';
 import { serviceAccountController } from './controllers/service-accounts.js';
 import type { SimulatedController } from './simulated-controller.js';
 import type { SimulationContext } from './simulation-context.js';
@@ -8,6 +10,8 @@ export function simulatedControllers(ctx: SimulationContext): SimulatedControlle
   const controllers: SimulatedController[] = [];
   if (ctx.settings.controllers) {
     controllers.push(serviceAccountController(ctx));
+    controllers.push(replicaSetController(ctx));
+    controllers.push(replicationControllerController(ctx));
   }
   return controllers;
 }
