@@ -1,4 +1,5 @@
 /** Which simulated controllers run, by the simulation's settings: one line per controller. */
+import { deploymentController } from './controllers/deployments.js';
 import { replicaSetController } from './controllers/replica-sets.js';
 import { replicationControllerController } from './controllers/replication-controllers.js';
 import { serviceAccountController } from './controllers/service-accounts.js';
@@ -10,6 +11,7 @@ export function simulatedControllers(ctx: SimulationContext): SimulatedControlle
   const controllers: SimulatedController[] = [];
   if (ctx.settings.controllers) {
     controllers.push(serviceAccountController(ctx));
+    controllers.push(deploymentController(ctx));
     controllers.push(replicaSetController(ctx));
     controllers.push(replicationControllerController(ctx));
   }
