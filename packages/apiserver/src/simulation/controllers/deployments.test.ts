@@ -198,28 +198,48 @@ describe('simulated Deployment controller', () => {
     assert.equal((await progressing())?.reason, 'NewReplicaSetAvailable');
   });
 
-  test('Recreate scales the old ReplicaSet to 0 and makes new Pods only once no old Pod is left', async () => {
-    await cluster.ok('POST', deploymentsPath, deployment('recreate', { replicas: 2, strategy: { type: 'Recreate' } }));
+  test('Recreate scales the old ReplicaSet to 0 and makes new Pods only once the old ones are gone, terminating ones too', async () => {
+    const created = await cluster.ok<Deployment>('POST', deploymentsPath, deployment('recreate', { replicas: 2, strategy: { type: 'Recreate' } }));
     await cluster.settle();
     await readyAll('recreate');
-    const listed = await cluster.ok<{ metadata: { resourceVersion: string }; items: Pod[] }>('GET', `${podsPath}?labelSelector=app%3Drecreate`);
-    const oldNames = new Set(listed.items.map((p) => p.metadata.name));
-    const watch = new RawWatch(`${cluster.server.url}${podsPath}?watch=1&labelSelector=app%3Drecreate&resourceVersion=${listed.metadata.resourceVersion}`);
-    try {
-      await watch.ready();
-      await cluster.ok('PATCH', `${deploymentsPath}/recreate`, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } }, 'application/strategic-merge-patch+json');
-      await cluster.settle();
-      const final = (await podsLabelled('recreate')).map((p) => p.metadata.name).sort();
-      assert.equal(final.length, 2);
-      for (const name of final) assert.ok(!oldNames.has(name), 'only new Pods are left');
-      await eventually(() => assert.deepEqual([...replay(listed.items, watch.changes, () => {}).keys()].sort(), final), { what: 'the watch to catch up' });
-      replay(listed.items, watch.changes, (active) => {
-        const old = active.filter((p) => oldNames.has(p.metadata.name)).length;
-        assert.ok(old === 0 || old === active.length, `old and new Pods at once: ${active.map((p) => p.metadata.name).join(', ')}`);
-      });
-    } finally {
-      watch.close();
-    }
+    const [oldRs] = await replicaSetsOf(created);
+    const oldPods = await podsOf(oldRs!);
+    // A finalizer keeps each old Pod terminating after its deletion, as a kubelet's grace period would.
+    for (const pod of oldPods) await cluster.ok('PATCH', `${podsPath}/${pod.metadata.name}`, { metadata: { finalizers: ['example.com/hold'] } }, mergePatch);
+    await cluster.ok('PATCH', `${deploymentsPath}/recreate`, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } }, 'application/strategic-merge-patch+json');
+    await cluster.settle();
+    const terminating = await podsLabelled('recreate');
+    assert.deepEqual(terminating.map((p) => p.metadata.name).sort(), oldPods.map((p) => p.metadata.name).sort(), 'no new Pod while old ones terminate');
+    assert.ok(terminating.every((p) => p.metadata.deletionTimestamp));
+    assert.deepEqual((await replicaSetsOf(created)).map((rs) => [rs.metadata.name, rs.spec?.replicas]), [[oldRs!.metadata.name, 0]]);
+    for (const pod of oldPods) await cluster.ok('PATCH', `${podsPath}/${pod.metadata.name}`, { metadata: { finalizers: null } }, mergePatch);
+    await cluster.settle();
+    const replicaSets = await replicaSetsOf(created);
+    assert.equal(replicaSets.length, 2);
+    const newRs = replicaSets.find((rs) => rs.metadata.uid !== oldRs!.metadata.uid)!;
+    assert.equal(newRs.spec?.replicas, 2);
+    assert.equal((await podsOf(newRs)).length, 2);
+    assert.equal((await podsLabelled('recreate')).length, 2);
+  });
+
+  test('unavailable old replicas are scaled down first, no further than the new ReplicaSet\'s unavailable ones allow', async () => {
+    const created = await cluster.ok<Deployment>('POST', deploymentsPath, deployment('sick', { replicas: 4, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } } }));
+    await cluster.settle();
+    const [oldRs] = await replicaSetsOf(created);
+    const [a, b] = await podsOf(oldRs!);
+    await cluster.markReady(ns, a!.metadata.name);
+    await cluster.markReady(ns, b!.metadata.name);
+    await cluster.settle();
+    await cluster.ok('PATCH', `${deploymentsPath}/sick`, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } }, 'application/strategic-merge-patch+json');
+    await cluster.settle();
+    const sizes = (await replicaSetsOf(created)).map((rs) => ({ old: rs.metadata.uid === oldRs!.metadata.uid, replicas: rs.spec?.replicas })).sort((x, y) => Number(y.old) - Number(x.old));
+    // 4 old (2 available), new 1: at most 5 - (4 - 1) - 1 = 1 old replica may go (an unavailable one); the new one then grows to 2.
+    assert.deepEqual(sizes, [
+      { old: true, replicas: 3 },
+      { old: false, replicas: 2 },
+    ]);
+    const oldLeft = (await podsOf(oldRs!)).filter(isActive);
+    assert.equal(oldLeft.filter(isReady).length, 2, 'both ready old Pods kept');
   });
 
   test('revisionHistoryLimit keeps that many old ReplicaSets, the newest revisions', async () => {
