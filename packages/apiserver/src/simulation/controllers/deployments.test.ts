@@ -242,6 +242,28 @@ describe('simulated Deployment controller', () => {
     assert.equal(oldLeft.filter(isReady).length, 2, 'both ready old Pods kept');
   });
 
+  test('a resize in the middle of a rollout is shared among the ReplicaSets in proportion (max-replicas)', async () => {
+    const created = await cluster.ok<Deployment>('POST', deploymentsPath, deployment('prop', { replicas: 10, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } }));
+    await cluster.settle();
+    await readyAll('prop');
+    const [oldRs] = await replicaSetsOf(created);
+    await cluster.ok('PATCH', `${deploymentsPath}/prop`, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } }, 'application/strategic-merge-patch+json');
+    await cluster.settle();
+    const sizes = async (): Promise<{ old: number | undefined; new: number | undefined; annotations: string[] }> => {
+      const all = await replicaSetsOf(created);
+      const old = all.find((rs) => rs.metadata.uid === oldRs!.metadata.uid)!;
+      const next = all.find((rs) => rs.metadata.uid !== oldRs!.metadata.uid)!;
+      const annotations = [old, next].map((rs) => `${rs.metadata.annotations?.['deployment.kubernetes.io/desired-replicas']}/${rs.metadata.annotations?.['deployment.kubernetes.io/max-replicas']}`);
+      return { old: old.spec?.replicas, new: next.spec?.replicas, annotations };
+    };
+    // 10 + surge 3: the new ReplicaSet gets 3, the old gives up 2 (10 ready, 2 may be unavailable), the new grows to 5.
+    assert.deepEqual(await sizes(), { old: 8, new: 5, annotations: ['10/13', '10/13'] });
+    await cluster.ok('PATCH', `${deploymentsPath}/prop/scale`, { spec: { replicas: 15 } }, mergePatch);
+    await cluster.settle();
+    // 5 more allowed (18 - 13): old round(8 * 18 / 13) - 8 = 3, new round(5 * 18 / 13) - 5 = 2.
+    assert.deepEqual(await sizes(), { old: 11, new: 7, annotations: ['15/18', '15/18'] });
+  });
+
   test('revisionHistoryLimit keeps that many old ReplicaSets, the newest revisions', async () => {
     const created = await cluster.ok<Deployment>('POST', deploymentsPath, deployment('hist', { replicas: 1, revisionHistoryLimit: 1 }));
     await cluster.settle();
