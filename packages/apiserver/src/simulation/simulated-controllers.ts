@@ -3,6 +3,9 @@ import { cronJobController } from './controllers/cron-jobs.js';
 import { daemonSetController } from './controllers/daemon-sets.js';
 import { endpointsController } from './controllers/endpoints.js';
 import { jobController } from './controllers/jobs.js';
+import { deploymentController } from './controllers/deployments.js';
+import { replicaSetController } from './controllers/replica-sets.js';
+import { replicationControllerController } from './controllers/replication-controllers.js';
 import { serviceAccountController } from './controllers/service-accounts.js';
 import { statefulSetController } from './controllers/stateful-sets.js';
 import type { SimulatedController } from './simulated-controller.js';
@@ -18,6 +21,9 @@ export function simulatedControllers(ctx: SimulationContext): SimulatedControlle
     controllers.push(cronJobController(ctx));
     controllers.push(statefulSetController(ctx));
     controllers.push(daemonSetController(ctx));
+    controllers.push(deploymentController(ctx));
+    controllers.push(replicaSetController(ctx));
+    controllers.push(replicationControllerController(ctx));
   }
   return controllers;
 }

@@ -16,7 +16,8 @@ import { randomSuffix } from '../generated-names.js';
 import type { SimulatedController } from '../simulated-controller.js';
 import { builtinType, storedAt } from '../simulation-context.js';
 import type { SimulationContext } from '../simulation-context.js';
-import { templateHash } from '../template-hash.js';
+import type { V1PodTemplateSpec } from '@kubeloop/resource';
+import { podTemplateHash } from './pod-template-hash.js';
 import { controlledBy, podReady } from './owned-pods.js';
 
 interface Toleration {
@@ -79,7 +80,7 @@ export function daemonSetController(ctx: SimulationContext): SimulatedController
       if (!stored || stored.object.metadata.deletionTimestamp) return undefined;
       const set = stored.object as DaemonSet;
       const namespace = set.metadata.namespace ?? '';
-      const revision = templateHash(set.spec?.template);
+      const revision = podTemplateHash((set.spec?.template ?? {}) as V1PodTemplateSpec, undefined);
       const eligible = [...ctx.store.values(nodes)].filter((node) => !node.object.metadata.deletionTimestamp && qualifies(set, node.object)).map((node) => node.object.metadata.name);
       const owned = controlledBy(ctx, podType, namespace, set.metadata.uid ?? '').filter((pod) => !pod.object.metadata.deletionTimestamp);
       const onNode = new Map<string, StoredObject[]>();

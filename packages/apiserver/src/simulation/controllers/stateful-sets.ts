@@ -16,7 +16,8 @@ import { storeKeyOf } from '../../types/resource-type.js';
 import type { SimulatedController } from '../simulated-controller.js';
 import { builtinType, storedAt } from '../simulation-context.js';
 import type { SimulationContext } from '../simulation-context.js';
-import { templateHash } from '../template-hash.js';
+import type { V1PodTemplateSpec } from '@kubeloop/resource';
+import { podTemplateHash } from './pod-template-hash.js';
 import { controlledBy, podReady, podStatus } from './owned-pods.js';
 
 interface StatefulSetSpec {
@@ -65,7 +66,7 @@ export function statefulSetController(ctx: SimulationContext): SimulatedControll
       const namespace = set.metadata.namespace ?? '';
       const uid = set.metadata.uid ?? '';
       const replicas = spec.replicas ?? 1;
-      const updateRevision = `${name}-${templateHash(spec.template)}`;
+      const updateRevision = `${name}-${podTemplateHash((spec.template ?? {}) as V1PodTemplateSpec, undefined)}`;
       await ensureRevision(set, updateRevision);
 
       const owned = controlledBy(ctx, podType, namespace, uid);
