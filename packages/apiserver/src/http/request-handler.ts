@@ -245,7 +245,7 @@ export class RequestHandler {
     const { service } = this.#deps;
     if (name === undefined) {
       const opts = parseListOptions(type, params);
-      return sendJson(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy }));
+      return sendJson(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy, gracePeriodSeconds: request.gracePeriodSeconds }));
     }
     const result = await service.delete({ ...target, name }, request);
     if (!result.deleted || type.returnsDeletedObject) return sendJson(res, 200, this.#objectJson(type, version, result.stored));
