@@ -115,7 +115,7 @@ async function setTaints(cluster: SimulatedCluster, node: StoredObject, readySta
         current.find((t) => t.key === key && t.effect === 'NoExecute') ?? { key, effect: 'NoExecute', timeAdded: timeText(now) },
       ]
     : [];
-  const next = [...kept.filter((t) => !wanted.includes(t)), ...wanted.filter((t) => !kept.includes(t))];
+  const next = [...kept.filter((t) => !wanted.includes(t)), ...wanted];
   if (next.length !== current.length || next.some((t) => !current.includes(t))) {
     await cluster.controllerWrites.update(cluster.nodeType, node, (object) => {
       const spec = (object.spec ??= {}) as { taints?: Taint[] };
