@@ -184,8 +184,36 @@ def apiservice_from_yaml(api_client):
     registration.delete_api_service("v1beta1.metrics.example.com")
 
 
+def pod_running(api_client):
+    """With the cluster simulation: a Pod is scheduled and runs, as a user's code waits for it."""
+    core = client.CoreV1Api(api_client)
+    container = client.V1Container(name="app", image="nginx:1.27")
+    core.create_namespaced_pod(NS, client.V1Pod(metadata=client.V1ObjectMeta(name="py-pod"), spec=client.V1PodSpec(containers=[container])))
+    w = watch.Watch()
+    running = None
+    for event in w.stream(core.list_namespaced_pod, NS, field_selector="metadata.name=py-pod", timeout_seconds=20):
+        pod = event["object"]
+        ready = [c.status for c in (pod.status.conditions or []) if c.type == "Ready"]
+        if pod.status.phase == "Running" and ready == ["True"]:
+            running = pod
+            w.stop()
+    assert running is not None, "the Pod never ran"
+    assert running.spec.node_name.startswith("node-"), running.spec.node_name
+    assert running.status.pod_ip.startswith("10.244."), running.status.pod_ip
+    assert running.status.container_statuses[0].ready and running.status.container_statuses[0].started
+    nodes = core.list_node().items
+    assert [n.metadata.name for n in nodes] == ["node-1", "node-2", "node-3"], nodes
+    core.delete_namespaced_pod("py-pod", NS, grace_period_seconds=0)
+    try:
+        core.read_namespaced_pod("py-pod", NS)
+        raise AssertionError("a delete with grace period 0 removes the Pod at once")
+    except ApiException as err:
+        assert err.status == 404, err.status
+
+
 SCENARIOS = {
     "apiservice-yaml": apiservice_from_yaml,
+    "pod-running": pod_running,
     "crud": crud,
     "watch": watching,
     "patch": patching,

@@ -39,6 +39,17 @@ describe('the Python Kubernetes client against the embedded API server', { timeo
     });
   }
 
+  test('with the cluster simulation, waits for a Pod to be Running and Ready', async () => {
+    const simulated = await startTestEnv({ server: { simulate: { kubelet: { podStartMs: 300 } } } });
+    try {
+      const result = await runScenario(simulated.kubeconfigPath, 'pod-running');
+      assert.equal(result.code, 0, `python3 pod-running failed:\n${result.stdout}\n${result.stderr}`);
+      assert.equal(result.stdout.trim(), 'ok pod-running');
+    } finally {
+      await simulated.stop();
+    }
+  });
+
   test('over TLS with a bearer token (the CA and token from the kubeconfig), CRUD and watch pass', async () => {
     const secured = await startTestEnv({ server: { tls: true, token: 'python-token' } });
     try {

@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
+import { realClock } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import { configMapType, eventType, leaseType, namespaceType, secretType } from './types/builtin-resources.js';
 import { builtinKinds } from './builtin/builtin-kind-table.js';
@@ -39,6 +40,8 @@ import { WatchHub } from './watch/watch-hub.js';
 import { resolveSimulation } from './simulation/simulate-options.js';
 import type { SimulateOptions } from './simulation/simulate-options.js';
 import { Simulation } from './simulation/simulation.js';
+import { podGracefulDeletion } from './simulation/kubelet/graceful-deletion.js';
+import { simulatedNodeNames } from './simulation/kubelet/simulated-cluster.js';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -226,6 +229,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     namespaceDeleter.observe(storeKey, event);
     simulation?.observe(storeKey, event);
   });
+  const simulationSettings = resolveSimulation(options.simulate);
+  // Only with the simulated kubelet are Pods deleted gracefully: without it, every delete is at once (as envtest).
+  const kubelet = simulationSettings?.kubelet;
+  const gracefulDeletion = kubelet && podGracefulDeletion(simulationSettings.clock ?? realClock, simulatedNodeNames(kubelet.nodes));
   const service = new ObjectService(registry, store, {
     typeChanged(type, previous) {
       // Watches of a type whose scope or versions changed are ended; clients re-watch the new shape.
@@ -235,10 +242,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     typeRemoved(storeKey) {
       hub.endType(storeKey);
     },
-  });
+  }, { gracefulDeletion });
   const collector = new GarbageCollector({ registry, store, writes: service, logger });
   const namespaceDeleter = new NamespaceDeleter({ registry, store, writes: service, logger });
-  const simulationSettings = resolveSimulation(options.simulate);
   const certificates = options.tls ? makeServingCertificates({ hosts: [host, ...(options.allowedHosts ?? [])] }) : undefined;
   const simulation = simulationSettings
     ? new Simulation({ registry, store, service, settings: simulationSettings, logger, caCertificate: (certificates ?? makeServingCertificates()).caCertificate })
@@ -290,6 +296,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     dropWatches: (mode) => hub.dropAll(mode),
     forgetHistory: () => store.forgetHistory(),
     injectWatchLines: (lines, resource) => hub.injectLines(lines, resource),
+    workloads: kubelet && simulation?.workloadFaults,
   });
   const handler = new RequestHandler({
     registry,

@@ -5,6 +5,8 @@ export { startApiServer } from './api-server.js';
 export type { ApiServer, ApiServerOptions, ServerSimulation } from './api-server.js';
 export type { SimulateOptions, SimulatedKubeletOptions } from './simulation/simulate-options.js';
 export type { Faults, FailNextRule, FaultVerb } from './http/faults.js';
+export type { CrashLoopOptions, NodeNotReadyOptions, PodSelector, SlowStartOptions, WorkloadFault } from './simulation/kubelet/workload-faults.js';
+export { runMsAnnotation } from './simulation/kubelet/kubelet.js';
 export { kubeconfigFor } from './kubeconfig.js';
 export type { KubeconfigOptions } from './kubeconfig.js';
 export { DataDirLockedError, WalCorruptionError, isDataDirLockedError, isWalCorruptionError } from './persistence/index.js';

@@ -1,10 +1,13 @@
 /**
  * Fault injection for reliability tests (ours and our users'): cut watches, fail the next
- * requests with a chosen status, forget watch history, add latency, write garbage into watches.
+ * requests with a chosen status, forget watch history, add latency, write garbage into watches;
+ * with the cluster simulation's kubelet, workload faults (image pulls failing, crash loops, Pods
+ * never Ready, slow starts, Nodes NotReady: `simulation/kubelet/workload-faults.ts`).
  */
 import { reasonForHttpStatus } from '@kubeloop/resource';
 import { faultStatus } from './status-error.js';
 import type { StatusError } from './status-error.js';
+import type { CrashLoopOptions, NodeNotReadyOptions, PodSelector, SlowStartOptions, WorkloadFault, WorkloadFaults } from '../simulation/kubelet/workload-faults.js';
 
 /** The verbs a failure rule can target. */
 export type FaultVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -45,8 +48,21 @@ export interface Faults {
   compact(): void;
   /** Adds `ms` before every response (0 = off). */
   latency(ms: number): void;
-  /** Clears all faults (pending failures and latency). */
+  /** Clears all faults (pending failures, latency and workload faults). */
   reset(): void;
+
+  // Workload faults: they need `simulate` with its kubelet (they throw otherwise) and hold until cleared.
+
+  /** Pulls of the matching containers' images fail: `ErrImagePull`, then `ImagePullBackOff`; the Pod stays Pending, never Ready. */
+  imagePullFailure(pods?: PodSelector): WorkloadFault;
+  /** The matching containers crash after each start (`runMs`, default 1 s; `exitCode`, default 1): `CrashLoopBackOff`, restartCount growing, back-off 10 s doubling to 5 min. */
+  crashLoop(options?: CrashLoopOptions): WorkloadFault;
+  /** The matching Pods run but never pass readiness. */
+  neverReady(pods?: PodSelector): WorkloadFault;
+  /** The matching Pods take `podStartMs` from binding to running. */
+  slowStart(options: SlowStartOptions): WorkloadFault;
+  /** The Node goes NotReady (`status` Unknown, the default: its kubelet stops; False: it reports NotReady); its Pods are evicted after their toleration (300 s by default). */
+  nodeNotReady(node: string, options?: NodeNotReadyOptions): WorkloadFault;
 }
 
 interface PendingRule {
@@ -59,6 +75,8 @@ export interface FaultTargets {
   dropWatches(mode: 'reset' | 'midLine' | 'graceful'): number;
   forgetHistory(): void;
   injectWatchLines(lines: readonly string[], resource: string | undefined): number;
+  /** The simulated kubelet's workload faults; undefined without it. */
+  readonly workloads?: WorkloadFaults | undefined;
 }
 
 /** The server-side state of {@link Faults}. */
@@ -102,6 +120,33 @@ export class FaultInjector implements Faults {
   reset(): void {
     this.#rules = [];
     this.#latencyMs = 0;
+    this.#targets.workloads?.clearAll();
+  }
+
+  imagePullFailure(pods: PodSelector = {}): WorkloadFault {
+    return this.#workloads('imagePullFailure').imagePullFailure(pods);
+  }
+
+  crashLoop(options: CrashLoopOptions = {}): WorkloadFault {
+    return this.#workloads('crashLoop').crashLoop(options);
+  }
+
+  neverReady(pods: PodSelector = {}): WorkloadFault {
+    return this.#workloads('neverReady').neverReady(pods);
+  }
+
+  slowStart(options: SlowStartOptions): WorkloadFault {
+    return this.#workloads('slowStart').slowStart(options);
+  }
+
+  nodeNotReady(node: string, options: NodeNotReadyOptions = {}): WorkloadFault {
+    return this.#workloads('nodeNotReady').nodeNotReady(node, options);
+  }
+
+  #workloads(fault: string): WorkloadFaults {
+    const workloads = this.#targets.workloads;
+    if (!workloads) throw new Error(`faults.${fault}() needs the simulated kubelet: start the server with simulate: true (or simulate: { kubelet: ... })`);
+    return workloads;
   }
 
   /** The failure to answer for a request, consuming one use of the first matching rule. */

@@ -11,6 +11,7 @@ import { browserRequestProblem } from './browser-guard.js';
 import type { AllowedHosts } from './browser-guard.js';
 import { namespaceType } from '../types/builtin-resources.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
+import { containerSubresourceError, isContainerSubresource } from './container-subresources.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
 import { parseListOptions } from './list-options.js';
 import type { CollectionTarget, ObjectTarget } from '../objects/object-context.js';
@@ -160,6 +161,11 @@ export class RequestHandler {
     const type = registry.find(route.group, route.version, route.plural);
     if (!type) throw pathNotFound();
     if (route.namespace !== undefined && !type.namespaced) throw pathNotFound();
+    if (route.subresource !== undefined && route.name !== undefined && isContainerSubresource(type, route.subresource)) {
+      req.resume();
+      service.get(type, route.namespace, route.name);
+      throw containerSubresourceError(type, route.subresource, req.method ?? 'GET', route.name);
+    }
     if (route.subresource !== undefined && !servesSubresource(type, route.subresource)) throw pathNotFound();
     // A namespaced object is addressed with its namespace; only collections may omit it.
     if (type.namespaced && route.namespace === undefined && route.name !== undefined) throw pathNotFound();
@@ -250,7 +256,7 @@ export class RequestHandler {
     const { service } = this.#deps;
     if (name === undefined) {
       const opts = parseListOptions(type, params);
-      return sendJson(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy }));
+      return sendJson(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy, gracePeriodSeconds: request.gracePeriodSeconds }));
     }
     const result = await service.delete({ ...target, name }, request);
     if (!result.deleted || type.returnsDeletedObject) return sendJson(res, 200, this.#objectJson(type, version, result.stored));

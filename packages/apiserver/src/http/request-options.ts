@@ -41,6 +41,7 @@ interface DeleteOptionsBody {
   dryRun?: string[];
   propagationPolicy?: unknown;
   orphanDependents?: unknown;
+  gracePeriodSeconds?: unknown;
 }
 
 function deleteOptionsBody(body: Buffer, mediaType: string): DeleteOptionsBody {
@@ -62,5 +63,18 @@ export function deleteRequestOf(body: Buffer, mediaType: string, params: URLSear
   const options = deleteOptionsBody(body, mediaType);
   const preconditions = { uid: params.get('preconditions.uid') ?? options.preconditions?.uid, resourceVersion: params.get('preconditions.resourceVersion') ?? options.preconditions?.resourceVersion };
   const dryRun = dryRunQuery || dryRunOf(new URLSearchParams(), 'DELETE', Array.isArray(options.dryRun) ? options.dryRun : []);
-  return { preconditions, dryRun, propagationPolicy: propagationPolicyOf(options, params) };
+  return { preconditions, dryRun, propagationPolicy: propagationPolicyOf(options, params), gracePeriodSeconds: gracePeriodOf(options, params) };
+}
+
+/**
+ * `gracePeriodSeconds` from the body (which wins) or the query; undefined when absent. As
+ * kube-apiserver, a negative value means 1 s. Only Pods on a simulated kubelet use it, so a value
+ * that is not an integer is ignored rather than refused (the server without a simulation answers as before).
+ */
+function gracePeriodOf(body: DeleteOptionsBody, params: URLSearchParams): number | undefined {
+  const value = body.gracePeriodSeconds ?? params.get('gracePeriodSeconds') ?? undefined;
+  if (value === undefined || value === null) return undefined;
+  const seconds = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+  if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds)) return undefined;
+  return seconds < 0 ? 1 : seconds;
 }

@@ -183,6 +183,11 @@ export function forbiddenRequest(message: string): StatusError {
   return new StatusError(status(403, 'Forbidden', message, {}));
 }
 
+/** 501 NotImplemented: a request the embedded server understands but cannot serve (a Pod's `exec`, which needs a running container). */
+export function notImplemented(r: ResourceName, name: string, message: string): StatusError {
+  return new StatusError(status(501, 'NotImplemented', message, resourceDetails(r, name)));
+}
+
 /** 405 MethodNotAllowed. */
 export function methodNotAllowed(): StatusError {
   return new StatusError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));

@@ -13,7 +13,7 @@ import type { ResourceType } from '../types/resource-type.js';
 import { conflict, forbidden } from '../http/status-error.js';
 import { timestampText } from '../timestamp-text.js';
 import { immortalNamespaces, namespaceHasObjects, specFinalizersOf, terminatingPhase } from './namespace-contents.js';
-import type { CollectionTarget, ObjectContext, ObjectTarget } from './object-context.js';
+import type { CollectionTarget, GracePeriod, ObjectContext, ObjectTarget } from './object-context.js';
 import { getObject } from './read-objects.js';
 import { removeObject } from './remove-object.js';
 import { dryRunStored } from './write-options.js';
@@ -32,6 +32,8 @@ export interface DeleteRequest {
   readonly dryRun: boolean;
   /** How dependents are treated; undefined: as the object's `orphan`/`foregroundDeletion` finalizers say, else Background. */
   readonly propagationPolicy?: PropagationPolicy | undefined;
+  /** `gracePeriodSeconds`; undefined: the object's own (a Pod's `terminationGracePeriodSeconds`). Only graceful deletion reads it. */
+  readonly gracePeriodSeconds?: number | undefined;
 }
 
 /** DELETE of one object. */
@@ -67,6 +69,8 @@ export async function deleteOne(ctx: ObjectContext, type: ResourceType, existing
   if (isNamespace && !meta.deletionTimestamp) return startNamespaceDeletion(ctx, existing, finalizers, dryRun);
   // kube-apiserver answers a DELETE of a namespace still being emptied with the namespace, unchanged.
   if (isNamespace && specFinalizersOf(existing.object).length > 0) return { stored: existing, deleted: false };
+  const grace = ctx.gracefulDeletion?.(type, existing.object, request.gracePeriodSeconds);
+  if (grace) return deleteGracefully(ctx, type, existing, { finalizers, grace, dryRun });
   if (finalizers.length > 0 || (isNamespace && namespaceHasObjects(ctx, meta.name))) {
     if (meta.deletionTimestamp && finalizers === current) return { stored: existing, deleted: false };
     const next = cloneJson(existing.object);
@@ -99,6 +103,33 @@ async function startNamespaceDeletion(ctx: ObjectContext, existing: StoredObject
   const terminating = canonicalObject(next, []);
   if (dryRun) return { stored: dryRunStored(terminating, existing.key), deleted: false };
   return { stored: await ctx.store.put(storeKeyOf(namespaceType), existing.key, terminating), deleted: false };
+}
+
+/**
+ * Starts (or shortens) a graceful deletion: the object is marked with `deletionTimestamp` at the
+ * end of its grace period and stays; the component that owns it (the simulated kubelet) removes it
+ * then, by a delete with a zero grace period. A longer grace than the one running changes nothing.
+ */
+async function deleteGracefully(
+  ctx: ObjectContext,
+  type: ResourceType,
+  existing: StoredObject,
+  change: { finalizers: readonly string[]; grace: GracePeriod; dryRun: boolean },
+): Promise<DeleteResult> {
+  const meta = existing.object.metadata;
+  const current = meta.finalizers ?? [];
+  const shorter = !meta.deletionTimestamp || change.grace.seconds < (meta.deletionGracePeriodSeconds ?? Number.POSITIVE_INFINITY);
+  if (!shorter && change.finalizers === current) return { stored: existing, deleted: false };
+  const next = cloneJson(existing.object);
+  if (change.finalizers !== current) next.metadata.finalizers = [...change.finalizers];
+  if (shorter) {
+    if (!meta.deletionTimestamp && type.hasGeneration) next.metadata.generation = (meta.generation ?? 0) + 1;
+    next.metadata.deletionTimestamp = change.grace.deletionTimestamp;
+    next.metadata.deletionGracePeriodSeconds = change.grace.seconds;
+  }
+  const deleting = canonicalObject(next, []);
+  if (change.dryRun) return { stored: dryRunStored(deleting, existing.key), deleted: false };
+  return { stored: await ctx.store.put(storeKeyOf(type), existing.key, deleting), deleted: false };
 }
 
 /** DELETE of a collection: every selected object, as individual deletes. Returns the list body. */

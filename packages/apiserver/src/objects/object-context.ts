@@ -1,4 +1,5 @@
 /** What every object operation works with, and what a request addresses. */
+import type { KubeObject } from '@kubeloop/resource';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { ResourceRegistry } from '../types/resource-registry.js';
 import type { ResourceType } from '../types/resource-type.js';
@@ -9,11 +10,24 @@ export interface TypeListener {
   typeRemoved(storeKey: string): void;
 }
 
+/** How long a delete of `object` waits before it is removed: the grace period of a Pod on a simulated kubelet. */
+export type GracefulDeletion = (type: ResourceType, object: KubeObject, requestedSeconds: number | undefined) => GracePeriod | undefined;
+
+/** A delete that marks the object and leaves its removal to another component once the period is over. */
+export interface GracePeriod {
+  /** `deletionGracePeriodSeconds`. */
+  readonly seconds: number;
+  /** `deletionTimestamp`: when the period ends (RFC 3339). */
+  readonly deletionTimestamp: string;
+}
+
 /** The served types, the objects, and who hears of type changes. */
 export interface ObjectContext {
   readonly registry: ResourceRegistry;
   readonly store: ObjectStore;
   readonly types: TypeListener;
+  /** Undefined (the default, as envtest): every delete without finalizers removes the object at once. */
+  readonly gracefulDeletion?: GracefulDeletion | undefined;
 }
 
 /** The objects of one type a request addresses, in the API version it speaks. */

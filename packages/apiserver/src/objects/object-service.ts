@@ -36,13 +36,15 @@ import type { ListOptions } from '../http/list-options.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { ResourceRegistry } from '../types/resource-registry.js';
 import type { ResourceType } from '../types/resource-type.js';
+import { bindPod } from './bind-pod.js';
+import type { PodBinding } from './bind-pod.js';
 import { createObject } from './create-object.js';
 import { applyReadDefaults, registerStoredCrds } from './crd-types.js';
 import { deleteCollection, deleteObject } from './delete-object.js';
 import type { DeleteRequest, DeleteResult } from './delete-object.js';
 import { gcDelete, gcEditOwnerReferences, gcRemoveFinalizer } from './gc-writes.js';
 import { deleteNamespaceContent, editTerminatingNamespace } from './namespace-writes.js';
-import type { CollectionTarget, ObjectContext, ObjectTarget, TypeListener } from './object-context.js';
+import type { CollectionTarget, GracefulDeletion, ObjectContext, ObjectTarget, TypeListener } from './object-context.js';
 import { patchObject } from './patch-object.js';
 import type { PatchOptions } from './patch-object.js';
 import { getObject, listObjects, listPage } from './read-objects.js';
@@ -55,8 +57,9 @@ import type { WriteOptions, WriteResult, WriteSubresource } from './write-option
 export class ObjectService {
   readonly #ctx: ObjectContext;
 
-  constructor(registry: ResourceRegistry, store: ObjectStore, types: TypeListener) {
-    this.#ctx = { registry, store, types };
+  /** @param options.gracefulDeletion how Pods are deleted gracefully; default: none (every delete is at once, as envtest). */
+  constructor(registry: ResourceRegistry, store: ObjectStore, types: TypeListener, options: { gracefulDeletion?: GracefulDeletion | undefined } = {}) {
+    this.#ctx = { registry, store, types, gracefulDeletion: options.gracefulDeletion };
   }
 
   // --- reads ---
@@ -104,6 +107,11 @@ export class ObjectService {
    */
   updateScale(target: ObjectTarget, edit: (current: KubeObject) => unknown, opts: WriteOptions): Promise<KubeObject> {
     return updateScale(this.#ctx, target, edit, opts);
+  }
+
+  /** Binds a Pod to a node (the simulated scheduler's write; see `bind-pod.ts`). */
+  bindPod(target: ObjectTarget, binding: PodBinding, opts: WriteOptions): Promise<WriteResult> {
+    return bindPod(this.#ctx, target, binding, opts);
   }
 
   /** DELETE of one object. */

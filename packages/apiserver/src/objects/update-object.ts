@@ -75,6 +75,8 @@ function requestedObject(type: ResourceType, old: KubeObject, input: KubeObject,
     else next.status = input.status;
     return next;
   }
+  // A binding is made by `bind-pod.ts` from the stored object: it changes `spec.nodeName` and the PodScheduled condition.
+  if (subresource === 'binding') return input;
   if (subresource === 'finalize') {
     const next = cloneJson(old);
     const finalizers = (input.spec as { finalizers?: unknown } | undefined)?.finalizers;
@@ -116,7 +118,8 @@ export async function updateDecoded(ctx: ObjectContext, target: CollectionTarget
   const problems: FieldProblem[] = validateObjectMeta(next.metadata, type.nameRule, false);
   const finalizerProblem = newFinalizersWhileDeleting(old.metadata, next.metadata);
   if (finalizerProblem) problems.push(finalizerProblem);
-  if (problems.length === 0) problems.push(...(type.validate?.(next, old, version) ?? []));
+  // As kube-apiserver's binding storage, a binding skips the pod update rules (which forbid a new nodeName).
+  if (problems.length === 0 && opts.subresource !== 'binding') problems.push(...(type.validate?.(next, old, version) ?? []));
   if (problems.length > 0) throw invalid(type, name, problems);
 
   if (type.hasGeneration && opts.subresource === undefined && specChanged(type, old, next)) {

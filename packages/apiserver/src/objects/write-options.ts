@@ -27,8 +27,11 @@ export type InternalWrite = WriteOptions & {
   readonly requireResourceVersion?: boolean;
 };
 
-/** What an update writes: the main resource, `/status`, or a namespace's `/finalize` (only `spec.finalizers`). */
-export type WriteSubresource = 'status' | 'finalize' | undefined;
+/**
+ * What an update writes: the main resource, `/status`, a namespace's `/finalize` (only
+ * `spec.finalizers`), or a Pod's binding to a node (only the simulated scheduler: `bind-pod.ts`).
+ */
+export type WriteSubresource = 'status' | 'finalize' | 'binding' | undefined;
 
 /** The outcome of a create, update or patch. */
 export interface WriteResult {

@@ -26,6 +26,11 @@ export interface SimulatedController {
    * to undefined when only a change can make more work.
    */
   sync(key: string): Promise<number | undefined>;
+  /**
+   * Called once, before the simulation starts, with a function that queues a key: for work no
+   * stored change announces (a workload fault set or cleared). Default: none.
+   */
+  connect?(requeue: (key: string) => void): void;
 }
 
 const firstBackoffMs = 500;

@@ -8,6 +8,11 @@ import { replicaSetController } from './controllers/replica-sets.js';
 import { replicationControllerController } from './controllers/replication-controllers.js';
 import { serviceAccountController } from './controllers/service-accounts.js';
 import { statefulSetController } from './controllers/stateful-sets.js';
+import { kubeletController } from './kubelet/kubelet.js';
+import { nodeAgentController } from './kubelet/node-agent.js';
+import { nodeLifecycleController } from './kubelet/node-lifecycle.js';
+import { schedulerController } from './kubelet/scheduler.js';
+import { SimulatedCluster } from './kubelet/simulated-cluster.js';
 import type { SimulatedController } from './simulated-controller.js';
 import type { SimulationContext } from './simulation-context.js';
 
@@ -24,6 +29,13 @@ export function simulatedControllers(ctx: SimulationContext): SimulatedControlle
     controllers.push(deploymentController(ctx));
     controllers.push(replicaSetController(ctx));
     controllers.push(replicationControllerController(ctx));
+  }
+  if (ctx.settings.kubelet) {
+    const cluster = new SimulatedCluster(ctx, ctx.settings.kubelet);
+    controllers.push(nodeAgentController(cluster));
+    controllers.push(schedulerController(cluster));
+    controllers.push(kubeletController(cluster));
+    controllers.push(nodeLifecycleController(cluster));
   }
   return controllers;
 }

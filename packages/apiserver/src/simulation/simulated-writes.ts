@@ -51,16 +51,32 @@ export class SimulatedWrites {
     return this.#update(type, stored, edit, type.statusSubresource ? 'status' : undefined);
   }
 
-  /** Deletes the object `stored` is (uid precondition); nothing when it is gone already. */
-  async delete(type: ResourceType, stored: StoredObject): Promise<void> {
+  /**
+   * Deletes the object `stored` is (uid precondition); nothing when it is gone already. A Pod on a
+   * simulated node is deleted gracefully unless `gracePeriodSeconds` is 0 (the kubelet's final delete).
+   */
+  async delete(type: ResourceType, stored: StoredObject, options: { gracePeriodSeconds?: number } = {}): Promise<void> {
     const meta = stored.object.metadata;
     try {
       await this.#service.delete(
         { type, version: type.storageVersion, namespace: meta.namespace, name: meta.name },
-        { preconditions: { uid: meta.uid }, dryRun: false, propagationPolicy: 'Background' },
+        { preconditions: { uid: meta.uid }, dryRun: false, propagationPolicy: 'Background', gracePeriodSeconds: options.gracePeriodSeconds },
       );
     } catch (err) {
       if (isStatusError(err) && (err.status.code === 404 || err.status.code === 409)) return;
+      throw err;
+    }
+  }
+
+  /** Binds a Pod to a node (`spec.nodeName` and `PodScheduled`); undefined when it is bound, deleted or replaced meanwhile. */
+  async bind(type: ResourceType, stored: StoredObject, nodeName: string, time: string): Promise<StoredObject | undefined> {
+    const meta = stored.object.metadata;
+    try {
+      const target = { type, version: type.storageVersion, namespace: meta.namespace, name: meta.name };
+      const result = await this.#service.bindPod(target, { uid: meta.uid ?? '', nodeName, time }, this.#options());
+      return result.stored;
+    } catch (err) {
+      if (isStatusError(err) && (err.status.code === 404 || err.status.code === 409)) return undefined;
       throw err;
     }
   }

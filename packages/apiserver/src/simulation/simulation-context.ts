@@ -7,6 +7,7 @@ import { storeKeyOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
 import type { ResolvedSimulation } from './simulate-options.js';
 import type { SimulatedWrites } from './simulated-writes.js';
+import type { WorkloadFaults } from './kubelet/workload-faults.js';
 
 /** The simulation's view of the server. */
 export interface SimulationContext {
@@ -21,6 +22,8 @@ export interface SimulationContext {
   /** The CA certificate (PEM) published in every namespace's `kube-root-ca.crt`. */
   readonly caCertificate: string;
   readonly logger: (line: string) => void;
+  /** The workload faults in place (`server.faults.imagePullFailure(...)`...). */
+  readonly workloadFaults: WorkloadFaults;
 }
 
 /** The served built-in type of `group`/`kind`; throws when it is not served (a programming error). */

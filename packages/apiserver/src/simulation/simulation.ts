@@ -22,6 +22,7 @@ import type { ResolvedSimulation } from './simulate-options.js';
 import { simulatedControllers } from './simulated-controllers.js';
 import type { SimulationContext } from './simulation-context.js';
 import { SimulatedWrites } from './simulated-writes.js';
+import { WorkloadFaults } from './kubelet/workload-faults.js';
 
 /** Options of {@link Simulation}. */
 export interface SimulationOptions {
@@ -40,6 +41,8 @@ export class Simulation {
   readonly #byStoreKey = new Map<string, ControllerQueue[]>();
   #idleWaiters: (() => void)[] = [];
   #started = false;
+  /** The workload faults (image pull failures, crash loops, NotReady nodes...) the kubelet and node controllers play. */
+  readonly workloadFaults: WorkloadFaults;
 
   constructor(options: SimulationOptions) {
     const ctx: SimulationContext = {
@@ -50,11 +53,16 @@ export class Simulation {
       settings: options.settings,
       caCertificate: options.caCertificate,
       logger: options.logger,
+      workloadFaults: new WorkloadFaults(),
     };
     this.#queues = simulatedControllers(ctx).map(
       (controller) => new ControllerQueue(controller, { clock: ctx.clock, logger: options.logger, onIdle: () => this.#checkIdle() }),
     );
+    this.workloadFaults = ctx.workloadFaults;
     for (const queue of this.#queues) {
+      queue.controller.connect?.((key) => {
+        if (this.#started) queue.add(key);
+      });
       for (const storeKey of queue.controller.watches) {
         const queues = this.#byStoreKey.get(storeKey) ?? [];
         queues.push(queue);

@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMapKind } from '@kubeloop/resource';
 import type { FailNextRule, Faults } from '../http/faults.js';
+import type { CrashLoopOptions, NodeNotReadyOptions, PodSelector, SlowStartOptions, WorkloadFault } from '../simulation/kubelet/workload-faults.js';
 import { describeFaultSchedule, faultSchedule, isConvergenceError, startTestEnv } from './index.js';
 import type { FaultSchedule, FaultStep, ScheduledFault } from './index.js';
 import { runFaultSchedule } from './run-fault-schedule.js';
@@ -50,6 +51,25 @@ describe('faultSchedule', () => {
     assert.ok(only.faults.some((f) => f.kind === 'failNext' && f.retryAfterSeconds === 1), 'some 503/429 carry Retry-After');
   });
 
+  test('draws workload faults only when asked, from the given Pods and Nodes', () => {
+    const pods: PodSelector[] = [{ image: 'nginx:bad' }, { namespace: 'shop', labelSelector: 'app=web' }];
+    const schedule = faultSchedule({ seed: 3, count: 200, kinds: ['imagePullFailure', 'crashLoop', 'neverReady', 'slowStart', 'nodeNotReady'], pods, nodes: ['node-2'], maxPodStartMs: 5000 });
+    assert.deepEqual(new Set(schedule.faults.map((f) => f.kind)), new Set(['imagePullFailure', 'crashLoop', 'neverReady', 'slowStart', 'nodeNotReady']));
+    for (const fault of schedule.faults) {
+      if (fault.kind === 'nodeNotReady') {
+        assert.equal(fault.node, 'node-2');
+        assert.ok(fault.status === 'Unknown' || fault.status === 'False');
+      } else if (fault.kind === 'slowStart') {
+        assert.ok(fault.podStartMs >= 1000 && fault.podStartMs <= 5000);
+      }
+      if ('pods' in fault) assert.ok(pods.includes(fault.pods));
+    }
+    assert.deepEqual(faultSchedule({ ...schedule.options }).faults, schedule.faults);
+    assert.match(describeFaultSchedule(schedule), /nodeNotReady node-2 (Unknown|False), then \d+ ms/);
+    assert.throws(() => faultSchedule({ kinds: ['crashLoop'], pods: [] }), RangeError);
+    assert.throws(() => faultSchedule({ kinds: ['slowStart'], maxPodStartMs: 10 }), RangeError);
+  });
+
   test('rejects options out of range with a RangeError', () => {
     assert.throws(() => faultSchedule({ count: -1 }), RangeError);
     assert.throws(() => faultSchedule({ seed: 1.5 }), RangeError);
@@ -82,6 +102,25 @@ class RecordingFaults implements Faults {
   }
   reset(): void {
     this.calls.push('reset');
+  }
+  imagePullFailure(pods?: PodSelector): WorkloadFault {
+    return this.#workload(`imagePullFailure ${JSON.stringify(pods ?? {})}`);
+  }
+  crashLoop(options?: CrashLoopOptions): WorkloadFault {
+    return this.#workload(`crashLoop ${JSON.stringify(options ?? {})}`);
+  }
+  neverReady(pods?: PodSelector): WorkloadFault {
+    return this.#workload(`neverReady ${JSON.stringify(pods ?? {})}`);
+  }
+  slowStart(options: SlowStartOptions): WorkloadFault {
+    return this.#workload(`slowStart ${JSON.stringify(options)}`);
+  }
+  nodeNotReady(node: string, options?: NodeNotReadyOptions): WorkloadFault {
+    return this.#workload(`nodeNotReady ${node} ${JSON.stringify(options ?? {})}`);
+  }
+  #workload(call: string): WorkloadFault {
+    this.calls.push(call);
+    return { description: call, clear: () => this.calls.push(`clear ${call}`) };
   }
 }
 
@@ -150,6 +189,30 @@ describe('runFaultSchedule', () => {
       steps.map((s) => s.fault),
       schedule.faults,
     );
+  });
+
+  test('applies each workload fault and clears it with reset() after its pause', async () => {
+    const faults = new RecordingFaults();
+    const schedule = scheduleOf([
+      { kind: 'imagePullFailure', pods: { image: 'nginx:bad' }, pauseMs: 0 },
+      { kind: 'crashLoop', pods: { namespace: 'shop' }, exitCode: 137, pauseMs: 0 },
+      { kind: 'neverReady', pods: {}, pauseMs: 0 },
+      { kind: 'slowStart', pods: { labelSelector: 'app=web' }, podStartMs: 4000, pauseMs: 0 },
+      { kind: 'nodeNotReady', node: 'node-3', status: 'False', pauseMs: 0 },
+    ]);
+    await runFaultSchedule({ faults, restartable: false, restart: () => Promise.reject(new Error('no restarts')) }, schedule);
+    assert.deepEqual(faults.calls, [
+      'imagePullFailure {"image":"nginx:bad"}',
+      'reset',
+      'crashLoop {"namespace":"shop","exitCode":137}',
+      'reset',
+      'neverReady {}',
+      'reset',
+      'slowStart {"labelSelector":"app=web","podStartMs":4000}',
+      'reset',
+      'nodeNotReady node-3 {"status":"False"}',
+      'reset',
+    ]);
   });
 
   test("between() gets a generator seeded from the schedule's seed: the test's own choices replay too", async () => {

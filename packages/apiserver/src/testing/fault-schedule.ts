@@ -6,10 +6,18 @@
  */
 import { randomInt } from 'node:crypto';
 import type { FaultVerb } from '../http/faults.js';
+import type { PodSelector } from '../simulation/kubelet/workload-faults.js';
 import { Prng } from './prng.js';
 
-/** The kinds of fault a schedule can hold; each is one call of the server's `Faults` (or a restart). */
-export type FaultKind = 'dropWatches' | 'compact' | 'failNext' | 'latency' | 'restart';
+/**
+ * The kinds of fault a schedule can hold; each is one call of the server's `Faults` (or a restart).
+ * The workload kinds (`imagePullFailure`, `crashLoop`, `neverReady`, `slowStart`, `nodeNotReady`)
+ * need a server started with `simulate` (its kubelet on).
+ */
+export type FaultKind = 'dropWatches' | 'compact' | 'failNext' | 'latency' | 'restart' | WorkloadFaultKind;
+
+/** The workload faults of the simulated kubelet. */
+export type WorkloadFaultKind = 'imagePullFailure' | 'crashLoop' | 'neverReady' | 'slowStart' | 'nodeNotReady';
 
 /** One fault of a schedule. After applying it the runner waits `pauseMs` for the operator to meet it. */
 export type ScheduledFault =
@@ -22,7 +30,15 @@ export type ScheduledFault =
   /** Every response waits `ms`, for this step only. */
   | { kind: 'latency'; ms: number; pauseMs: number }
   /** The server stops and starts again on the same data directory and port (needs `startTestEnv({ persistent: true })`). */
-  | { kind: 'restart'; pauseMs: number };
+  | { kind: 'restart'; pauseMs: number }
+  /** The matching Pods cannot pull their images, or never become Ready, for this step. */
+  | { kind: 'imagePullFailure' | 'neverReady'; pods: PodSelector; pauseMs: number }
+  /** The matching containers crash with `exitCode` after each start, for this step. */
+  | { kind: 'crashLoop'; pods: PodSelector; exitCode: number; pauseMs: number }
+  /** The matching Pods take `podStartMs` to start, for this step. */
+  | { kind: 'slowStart'; pods: PodSelector; podStartMs: number; pauseMs: number }
+  /** The Node goes NotReady (`Unknown`: its kubelet stops; `False`: it reports NotReady), for this step. */
+  | { kind: 'nodeNotReady'; node: string; status: 'Unknown' | 'False'; pauseMs: number };
 
 /** Options of {@link faultSchedule}. */
 export interface FaultScheduleOptions {
@@ -43,6 +59,12 @@ export interface FaultScheduleOptions {
   maxPauseMs?: number | undefined;
   /** The longest `latency` fault; each is drawn from [10, maxLatencyMs]. Default 100. */
   maxLatencyMs?: number | undefined;
+  /** The Pods a workload fault may hit, one drawn per fault. Default: `[{}]` (every Pod). */
+  pods?: readonly PodSelector[] | undefined;
+  /** The Nodes a `nodeNotReady` may hit. Default: `node-1`, `node-2`, `node-3` (the simulation's default Nodes). */
+  nodes?: readonly string[] | undefined;
+  /** The longest `slowStart`; each is drawn from [1000, maxPodStartMs]. Default 30000. */
+  maxPodStartMs?: number | undefined;
 }
 
 /** A schedule: the options it was made from (every default filled in, so it replays exactly) and its faults. */
@@ -51,7 +73,7 @@ export interface FaultSchedule {
   readonly faults: readonly ScheduledFault[];
 }
 
-const ALL_KINDS: readonly FaultKind[] = ['dropWatches', 'compact', 'failNext', 'latency', 'restart'];
+const ALL_KINDS: readonly FaultKind[] = ['dropWatches', 'compact', 'failNext', 'latency', 'restart', 'imagePullFailure', 'crashLoop', 'neverReady', 'slowStart', 'nodeNotReady'];
 const DEFAULT_KINDS: readonly FaultKind[] = ['dropWatches', 'compact', 'failNext', 'latency'];
 const DEFAULT_VERBS: readonly FaultVerb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
@@ -65,6 +87,9 @@ export function faultSchedule(options: FaultScheduleOptions = {}): FaultSchedule
     resources: [...(options.resources ?? [])],
     maxPauseMs: options.maxPauseMs ?? 150,
     maxLatencyMs: options.maxLatencyMs ?? 100,
+    pods: [...(options.pods ?? [{}])],
+    nodes: [...(options.nodes ?? ['node-1', 'node-2', 'node-3'])],
+    maxPodStartMs: options.maxPodStartMs ?? 30_000,
   };
   if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new RangeError(`faultSchedule: seed must be an integer, got ${options.seed}`);
   if (!Number.isSafeInteger(filled.count) || filled.count < 0) throw new RangeError(`faultSchedule: count must be an integer >= 0, got ${filled.count}`);
@@ -73,6 +98,9 @@ export function faultSchedule(options: FaultScheduleOptions = {}): FaultSchedule
   if (filled.verbs.length === 0) throw new RangeError('faultSchedule: verbs must not be empty');
   if (!Number.isSafeInteger(filled.maxPauseMs) || filled.maxPauseMs < 0) throw new RangeError(`faultSchedule: maxPauseMs must be an integer >= 0, got ${filled.maxPauseMs}`);
   if (!Number.isSafeInteger(filled.maxLatencyMs) || filled.maxLatencyMs < 10) throw new RangeError(`faultSchedule: maxLatencyMs must be an integer >= 10, got ${filled.maxLatencyMs}`);
+  if (filled.pods.length === 0) throw new RangeError('faultSchedule: pods must not be empty');
+  if (filled.nodes.length === 0) throw new RangeError('faultSchedule: nodes must not be empty');
+  if (!Number.isSafeInteger(filled.maxPodStartMs) || filled.maxPodStartMs < 1000) throw new RangeError(`faultSchedule: maxPodStartMs must be an integer >= 1000, got ${filled.maxPodStartMs}`);
 
   const rng = new Prng(filled.seed);
   const faults: ScheduledFault[] = [];
@@ -104,6 +132,19 @@ export function faultSchedule(options: FaultScheduleOptions = {}): FaultSchedule
       case 'restart':
         faults.push({ kind, pauseMs });
         break;
+      case 'imagePullFailure':
+      case 'neverReady':
+        faults.push({ kind, pods: rng.pick(filled.pods), pauseMs });
+        break;
+      case 'crashLoop':
+        faults.push({ kind, pods: rng.pick(filled.pods), exitCode: rng.pick([1, 2, 137] as const), pauseMs });
+        break;
+      case 'slowStart':
+        faults.push({ kind, pods: rng.pick(filled.pods), podStartMs: rng.int(1000, filled.maxPodStartMs), pauseMs });
+        break;
+      case 'nodeNotReady':
+        faults.push({ kind, node: rng.pick(filled.nodes), status: rng.pick(['Unknown', 'False'] as const), pauseMs });
+        break;
     }
   }
   return { options: filled, faults };
@@ -123,7 +164,20 @@ export function describeFault(fault: ScheduledFault): string {
       return `compact (410 on resume)${then}`;
     case 'restart':
       return `restart the server${then}`;
+    case 'imagePullFailure':
+    case 'neverReady':
+      return `${fault.kind} ${describePods(fault.pods)}${then}`;
+    case 'crashLoop':
+      return `crashLoop ${describePods(fault.pods)} exit ${fault.exitCode}${then}`;
+    case 'slowStart':
+      return `slowStart ${describePods(fault.pods)} ${fault.podStartMs} ms${then}`;
+    case 'nodeNotReady':
+      return `nodeNotReady ${fault.node} ${fault.status}${then}`;
   }
+}
+
+function describePods(pods: PodSelector): string {
+  return Object.keys(pods).length === 0 ? 'every pod' : JSON.stringify(pods);
 }
 
 /**

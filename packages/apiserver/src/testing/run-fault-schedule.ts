@@ -89,5 +89,21 @@ async function applyFault(target: FaultTarget, fault: ScheduledFault): Promise<v
     case 'restart':
       await target.restart();
       return;
+    // Workload faults hold until the runner's reset() after the pause.
+    case 'imagePullFailure':
+      target.faults.imagePullFailure(fault.pods);
+      return;
+    case 'neverReady':
+      target.faults.neverReady(fault.pods);
+      return;
+    case 'crashLoop':
+      target.faults.crashLoop({ ...fault.pods, exitCode: fault.exitCode });
+      return;
+    case 'slowStart':
+      target.faults.slowStart({ ...fault.pods, podStartMs: fault.podStartMs });
+      return;
+    case 'nodeNotReady':
+      target.faults.nodeNotReady(fault.node, { status: fault.status });
+      return;
   }
 }
