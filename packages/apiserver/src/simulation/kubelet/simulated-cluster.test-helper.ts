@@ -1,6 +1,7 @@
 /** Support for the simulated kubelet's tests: a server on a VirtualClock, moved step by step. Not part of the public API. */
 import assert from 'node:assert/strict';
 import { VirtualClock } from '@kubeloop/resource';
+import { advanceSimulation } from '../../testing/simulated-time.js';
 import { startApiServer } from '../../api-server.js';
 import type { ApiServer, ServerSimulation } from '../../api-server.js';
 import type { SimulatedKubeletOptions } from '../simulate-options.js';
@@ -58,18 +59,7 @@ export async function startSimulatedServer(kubelet: SimulatedKubeletOptions = {}
   const server = await startApiServer({ simulate: { clock, kubelet } });
   const simulation = server.simulation;
   assert.ok(simulation);
-  const advance = async (ms: number): Promise<void> => {
-    const target = clock.now() + ms;
-    await simulation.whenIdle();
-    for (;;) {
-      const next = clock.nextTimerAt();
-      if (next === undefined || next > target) break;
-      await clock.advance(next - clock.now());
-      await simulation.whenIdle();
-    }
-    await clock.advance(target - clock.now());
-    await simulation.whenIdle();
-  };
+  const advance = (ms: number): Promise<void> => advanceSimulation({ server }, clock, ms);
   await simulation.whenIdle();
   return {
     server,
