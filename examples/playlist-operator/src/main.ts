@@ -59,10 +59,11 @@ async function main(argv: string[]): Promise<number> {
     kubeconfigPath = options.kubeconfig;
     clusterLine = `from ${kubeconfigPath}`;
   } else {
-    apiServer = await startApiServer();
+    // A simulated cluster (Nodes, a kubelet, the workload controllers), as a dev cluster would have.
+    apiServer = await startApiServer({ simulate: true });
     kubeconfigPath = demoKubeconfigPath(options.workDir);
     await apiServer.writeKubeconfig(kubeconfigPath);
-    clusterLine = `${apiServer.url} (embedded, in this process)`;
+    clusterLine = `${apiServer.url} (embedded, in this process, simulating 3 Nodes)`;
   }
   const kubeConfig = loadKubeConfig({ kubeconfigPath, kubeconfigPathFrom: options.kubeconfigFrom });
   if (options.kubeconfig) clusterLine = `${kubeConfig.getCurrentCluster()?.server ?? '?'} (context ${kubeConfig.getCurrentContext()}, ${clusterLine})`;

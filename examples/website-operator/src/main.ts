@@ -21,7 +21,8 @@ async function main(): Promise<number> {
   if (kubeconfigPath) {
     transport = HttpTransport.fromKubeConfig(loadKubeConfig({ kubeconfigPath, kubeconfigPathFrom: values.kubeconfig ? '--kubeconfig' : 'KUBECONFIG' }));
   } else {
-    server = await startApiServer();
+    // A simulated cluster: the Deployments it applies get Pods that run on simulated Nodes and become Ready.
+    server = await startApiServer({ simulate: true });
     const kubeconfig = join(process.cwd(), 'website-operator.kubeconfig');
     await server.writeKubeconfig(kubeconfig);
     console.log(`embedded API server ${server.url}; kubectl: export KUBECONFIG=${kubeconfig}`);

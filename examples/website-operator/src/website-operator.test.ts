@@ -1,9 +1,10 @@
 /**
- * The Website operator against the embedded API server with the test kit: children owned and
- * garbage-collected, Ready following the Deployment's status (an event of an owned object reconciles its
- * Website), the DNS record withdrawn exactly once through the finalizer, and convergence through a
- * seeded fault schedule with a server restart. The test plays the kubelet: the embedded server runs no
- * controllers, so it sets the Deployments' ready replicas itself.
+ * The Website operator against the embedded API server with the test kit, in a simulated cluster:
+ * Deployments make ReplicaSets and Pods that simulated Nodes run, on a virtual clock the test moves
+ * (`advanceSimulation`). Children owned and garbage-collected; Ready only once the Deployment is rolled
+ * out; Degraded with the reason when its Pods cannot pull their image; the DNS record withdrawn exactly
+ * once through the finalizer; convergence through a seeded fault schedule with a server restart. The
+ * test never writes a status: what it asserts is what the simulated cluster and the operator did.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { DeploymentKind, ServiceKind, isNotFound } from '@kubeloop/resource';
 import type { Deployment } from '@kubeloop/resource';
 import { JitteredExponentialBackoff, ReconcileAction, exponentialBackoffRetryPolicy, noopLogger } from '@kubeloop/operator';
-import { eventually, faultSchedule, runController, startTestEnv } from '@kubeloop/apiserver/testing';
+import { VirtualClock, advanceSimulation, eventually, faultSchedule, runController, startTestEnv } from '@kubeloop/apiserver/testing';
 import type { StopController, TestEnv } from '@kubeloop/apiserver/testing';
 import { DnsRecords } from './dns-records.js';
 import { WebsiteCrd, WebsiteKind } from './website.js';
@@ -26,6 +27,8 @@ describe('the Website operator', () => {
   let stop: StopController;
   let dir: string;
   let records: DnsRecords;
+  /** Simulated time: Pods start and become Ready only when the test moves it. */
+  const clock = new VirtualClock(Date.now());
   /** uid -> times the DNS record was withdrawn for it. */
   const withdrawn = new Map<string, number>();
   /** name -> reconciles of the Website that applied its children. */
@@ -34,7 +37,7 @@ describe('the Website operator', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kubeloop-website-'));
     records = new DnsRecords(join(dir, 'records'));
-    env = await startTestEnv({ crds: [WebsiteCrd], namespaces: ['web'], persistent: true });
+    env = await startTestEnv({ crds: [WebsiteCrd], namespaces: ['web'], persistent: true, simulate: { clock } });
     const operator = createWebsiteOperator({
       transport: env.transport,
       recordsDir: records.dir,
@@ -58,14 +61,12 @@ describe('the Website operator', () => {
 
   const website = (name: string, spec: WebsiteSpec): Website => ({ apiVersion: WebsiteKind.apiVersion, kind: WebsiteKind.kind, metadata: { name, namespace: 'web' }, spec });
 
-  /** The kubelet's part: the Deployment of `name` reports its replicas ready. */
-  async function podsReady(name: string): Promise<void> {
-    const deployments = env.client(DeploymentKind);
-    const deployment = await eventually(() => deployments.get({ namespace: 'web', name }));
-    await deployments.patchStatus({ namespace: 'web', name }, { replicas: deployment.spec?.replicas, readyReplicas: deployment.spec?.replicas });
-  }
+  /** Moves simulated time: Pods pull their images (1 s), run and become Ready. */
+  const passTime = (ms = 5_000): Promise<void> => advanceSimulation(env, clock, ms);
 
-  test('a Website gets its DNS record, a Deployment and a Service it owns, and is Ready once the Deployment’s replicas are', async () => {
+  const condition = (w: Website, type: string): { status: string; reason?: string; message?: string } | undefined => w.status?.conditions?.find((c) => c.type === type);
+
+  test('a Website gets its DNS record, a Deployment and a Service it owns, and is Ready only once the Deployment is rolled out', async () => {
     const websites = env.client(WebsiteKind);
     const created = await websites.create(website('shop', { image: 'shop:1', replicas: 2, hostname: 'shop.example.com' }));
 
@@ -81,20 +82,59 @@ describe('the Website operator', () => {
     });
     const waiting = await eventually(async () => {
       const w = await websites.get({ namespace: 'web', name: 'shop' });
-      assert.equal(w.status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'WaitingForReplicas');
+      assert.equal(condition(w, 'Ready')?.reason, 'WaitingForRollout');
       return w;
     });
     assert.ok(waiting.metadata.finalizers?.includes(WEBSITE_FINALIZER));
+    assert.equal(condition(waiting, 'Degraded')?.status, 'False');
+    const notYet = await env.client(DeploymentKind).get({ namespace: 'web', name: 'shop' });
+    assert.notEqual(notYet.status?.availableReplicas, 2, 'no simulated time has passed: no Pod runs yet');
 
-    // Only the Deployment changes: the operator hears of it through `owns` and reconciles the Website.
-    await podsReady('shop');
-    await eventually(async () => assert.ok(isReady(await websites.get({ namespace: 'web', name: 'shop' })), 'Ready'));
+    // Only the simulated cluster moves: the Deployment's status changes, `owns` reconciles the Website.
+    await passTime();
+    const ready = await eventually(async () => {
+      const w = await websites.get({ namespace: 'web', name: 'shop' });
+      assert.ok(isReady(w), 'Ready');
+      return w;
+    });
+    assert.equal(condition(ready, 'Ready')?.message, '2 of 2 replicas available');
+    const rolledOut = await env.client(DeploymentKind).get({ namespace: 'web', name: 'shop' });
+    assert.equal(rolledOut.status?.availableReplicas, 2);
+    assert.equal(rolledOut.status?.conditions?.find((c) => c.type === 'Available')?.status, 'True');
+  });
+
+  test('a Website whose image cannot be pulled reports Degraded with the reason, and recovers with a good image', async () => {
+    const websites = env.client(WebsiteKind);
+    const fault = env.faults.imagePullFailure({ image: 'shop:broken' });
+    try {
+      await websites.create(website('broken', { image: 'shop:broken', replicas: 1, hostname: 'broken.example.com' }));
+      await eventually(() => env.client(DeploymentKind).get({ namespace: 'web', name: 'broken' }));
+      await passTime();
+      const degraded = await eventually(async () => {
+        const w = await websites.get({ namespace: 'web', name: 'broken' });
+        assert.equal(condition(w, 'Degraded')?.status, 'True', JSON.stringify(w.status));
+        return w;
+      });
+      assert.match(condition(degraded, 'Degraded')?.reason ?? '', /^(ErrImagePull|ImagePullBackOff)$/);
+      assert.match(condition(degraded, 'Degraded')?.message ?? '', /^pod broken-[a-z0-9]+-[a-z0-9]{5}, container web: .*shop:broken/);
+      assert.equal(condition(degraded, 'Ready')?.status, 'False');
+    } finally {
+      fault.clear();
+    }
+    await websites.patch({ namespace: 'web', name: 'broken' }, { merge: { spec: { image: 'shop:2' } } });
+    await eventually(async () => {
+      await passTime();
+      const w = await websites.get({ namespace: 'web', name: 'broken' });
+      assert.ok(isReady(w), JSON.stringify(w.status));
+      assert.equal(condition(w, 'Degraded')?.status, 'False');
+    });
   });
 
   test('re-applying unchanged children changes nothing: the Deployment and the Service keep their resourceVersions', async () => {
     const websites = env.client(WebsiteKind);
     await websites.create(website('blog', { image: 'blog:1', replicas: 1, hostname: 'blog.example.com' }));
-    await podsReady('blog');
+    await eventually(() => env.client(DeploymentKind).get({ namespace: 'web', name: 'blog' }));
+    await passTime();
     await eventually(async () => assert.ok(isReady(await websites.get({ namespace: 'web', name: 'blog' }))));
     const deploymentBefore = await env.client(DeploymentKind).get({ namespace: 'web', name: 'blog' });
     const serviceBefore = await env.client(ServiceKind).get({ namespace: 'web', name: 'blog' });
@@ -154,7 +194,7 @@ describe('the Website operator', () => {
         for (const name of names) {
           const site = await websites.get({ namespace: 'web', name }).catch(() => undefined);
           if (site === undefined) continue;
-          await podsReady(name);
+          await passTime(2_000);
           const deployment = await env.client(DeploymentKind).get({ namespace: 'web', name });
           assert.deepEqual(deployment.spec?.template.spec?.containers.map((c) => c.image), [site.spec?.image]);
           assert.equal((await records.get(`${name}.example.com`))?.owner, site.metadata.uid);

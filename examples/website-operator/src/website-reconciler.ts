@@ -1,15 +1,17 @@
 /**
  * What the operator does for one Website: publish its DNS record, apply the Deployment and the Service it
  * owns (server-side apply: re-applying what is already there changes nothing and wakes nobody), and report
- * `Ready` once the Deployment has its replicas ready. On deletion (through the finalizer) it withdraws the
+ * `Ready` once the Deployment's rollout is complete, or `Degraded` with the reason when a Pod says why it will
+ * not get there (an image that cannot be pulled, a crash loop) or the rollout stalled. On deletion (through the finalizer) it withdraws the
  * DNS record; the Deployment and the Service go with the Website (garbage collection).
  */
 import { DeploymentKind, ServiceKind, findCondition, identifierOf, ownerReferenceFor, setCondition } from '@kubeloop/resource';
-import type { Client, Deployment, Service } from '@kubeloop/resource';
+import type { Client, Deployment, Pod, Service } from '@kubeloop/resource';
 import { ReconcileAction } from '@kubeloop/operator';
 import type { HandlerContext, ReconcileRequest, ReconcileResult, Reconciler } from '@kubeloop/operator';
 import type { DnsRecords } from './dns-records.js';
 import type { Website } from './website.js';
+import { podFailure, rolloutState } from './workload-health.js';
 
 /** The name the operator writes its fields as. */
 export const FIELD_MANAGER = 'website-operator';
@@ -19,6 +21,8 @@ export interface WebsiteReconcilerParts {
   websites: Client<Website>;
   deployments: Client<Deployment>;
   services: Client<Service>;
+  /** Read when the Deployment is not rolled out, to say why. */
+  pods: Client<Pod>;
   records: DnsRecords;
   /** Called after each reconcile of a Website, for a status line or a test. Default: nothing. */
   onReconciled?: ((website: Website, action: ReconcileAction) => void) | undefined;
@@ -28,7 +32,7 @@ export class WebsiteReconciler implements Reconciler<Website> {
   constructor(private readonly parts: WebsiteReconcilerParts) {}
 
   async reconcile(_ctx: HandlerContext, { action, object: website }: ReconcileRequest<Website>): Promise<ReconcileResult> {
-    const { records, deployments, services, websites } = this.parts;
+    const { records, deployments, services, websites, pods } = this.parts;
     const spec = website.spec;
     if (action === ReconcileAction.Deleted) {
       if (spec !== undefined) await records.remove(spec.hostname, website.metadata.uid ?? '');
@@ -60,15 +64,26 @@ export class WebsiteReconciler implements Reconciler<Website> {
     };
     await services.patch(identifierOf(service), { apply: service, fieldManager: FIELD_MANAGER, force: true });
 
-    const ready = (applied.status?.readyReplicas ?? 0) >= spec.replicas;
+    const rollout = rolloutState(applied);
+    const failure = rollout.complete ? undefined : podFailure((await pods.list(namespace, { labelSelector: `app.kubernetes.io/name=${name}` })).items);
     const status = structuredClone(website.status ?? {});
-    const changed = setCondition(status, {
+    const observedGeneration = website.metadata.generation;
+    let changed = setCondition(status, {
       type: 'Ready',
-      status: ready ? 'True' : 'False',
-      reason: ready ? 'ReplicasReady' : 'WaitingForReplicas',
-      message: `${applied.status?.readyReplicas ?? 0} of ${spec.replicas} replicas ready`,
-      observedGeneration: website.metadata.generation,
+      status: rollout.complete ? 'True' : 'False',
+      reason: rollout.complete ? 'RolloutComplete' : 'WaitingForRollout',
+      message: rollout.summary,
+      observedGeneration,
     });
+    const degraded = failure ?? (rollout.stalled ? { reason: 'ProgressDeadlineExceeded', message: `the rollout stalled: ${rollout.summary}` } : undefined);
+    changed =
+      setCondition(status, {
+        type: 'Degraded',
+        status: degraded ? 'True' : 'False',
+        reason: degraded?.reason ?? 'AsExpected',
+        message: degraded?.message ?? 'no Pod reports a failure',
+        observedGeneration,
+      }) || changed;
     if (changed) await websites.patchStatus(identifierOf(website), { conditions: status.conditions });
     this.parts.onReconciled?.(website, action);
     return {};
