@@ -67,4 +67,37 @@ describe('kubeloop-apiserver CLI', () => {
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
   });
+
+  test('--simulate runs the cluster around an operator: Nodes, and a Deployment that gets running Pods in real time', async () => {
+    const { stdout, child, exited } = await startCli(() => ['--simulate', '--nodes', '2']);
+    await waitFor(() => stdout.includes('simulating the cluster:'), { message: 'the simulation line' });
+    const url = /listening on (\S+)/.exec(stdout)?.[1] ?? '';
+    const nodes = await call(url, 'GET', '/api/v1/nodes');
+    assert.deepEqual(nodes.body.items.map((n: { metadata: { name: string } }) => n.metadata.name), ['node-1', 'node-2']);
+    const labels = { app: 'cli' };
+    const created = await call(url, 'POST', '/apis/apps/v1/namespaces/default/deployments', {
+      metadata: { name: 'cli' },
+      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    });
+    assert.equal(created.status, 201, created.text);
+    // Real time: the Pod starts after the default 1 s.
+    await waitFor(async () => (await call(url, 'GET', '/apis/apps/v1/namespaces/default/deployments/cli')).body.status?.availableReplicas === 1, {
+      timeoutMs: 15_000,
+      message: 'the Deployment becomes available',
+    });
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  });
+
+  test('--nodes without --simulate, or not a whole number, is a usage error (exit 2)', async () => {
+    for (const args of [['--nodes', '2'], ['--simulate', '--nodes', 'two']]) {
+      const child = spawn(process.execPath, [...nodeArgs, cliPath, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(child);
+      let stderr = '';
+      child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      assert.equal(code, 2, stderr);
+      assert.match(stderr, /--nodes/);
+    }
+  });
 });

@@ -11,14 +11,14 @@ import { startApiServer } from './api-server.js';
 import type { ApiServerOptions } from './api-server.js';
 
 const usage =
-  'usage: kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never] [--tls] [--token T]';
+  'usage: kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never] [--tls] [--token T] [--simulate [--nodes N]]';
 
 /** `--help`: every flag with its default. */
 const HELP = `${usage}
 
 An embedded Kubernetes API server for development and tests: kubectl, @kubernetes/client-node and
-kubeloop operators work against it. No controllers run: it stores, validates, watches and
-garbage-collects, as envtest does.
+kubeloop operators work against it. By default no controllers run: it stores, validates, watches
+and garbage-collects, as envtest does; --simulate also plays the cluster around an operator.
 
 Options:
   --port N                TCP port (default: 0, any free port)
@@ -38,6 +38,10 @@ Options:
                           (default: off, plain HTTP)
   --token T               require "Authorization: Bearer T", carried by the kubeconfig
                           (default: none, no authentication)
+  --simulate              simulate the cluster: workload controllers (Deployments make ReplicaSets
+                          make Pods, Jobs, StatefulSets, DaemonSets, CronJobs, EndpointSlices) and
+                          a kubelet running Pods on simulated Nodes, in real time (default: off)
+  --nodes N               with --simulate: how many Nodes (default: 3)
   -h, --help              show this text
 
 Stop it with Ctrl-C (SIGINT) or SIGTERM.`;
@@ -53,6 +57,8 @@ async function main(): Promise<void> {
     fsync?: string;
     tls?: boolean;
     token?: string;
+    simulate?: boolean;
+    nodes?: string;
     help?: boolean;
   };
   try {
@@ -67,6 +73,8 @@ async function main(): Promise<void> {
         fsync: { type: 'string' },
         tls: { type: 'boolean' },
         token: { type: 'string' },
+        simulate: { type: 'boolean' },
+        nodes: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -113,10 +121,23 @@ async function main(): Promise<void> {
     }
     options.token = values.token;
   }
+  if (values.nodes !== undefined && !values.simulate) {
+    process.stderr.write(`--nodes needs --simulate\n${usage}\n`);
+    process.exit(2);
+  }
+  if (values.simulate) {
+    const nodes = values.nodes === undefined ? 3 : Number(values.nodes);
+    if (!Number.isInteger(nodes) || nodes < 0 || nodes > 1000) {
+      process.stderr.write(`invalid --nodes ${values.nodes}: a whole number from 0 to 1000\n${usage}\n`);
+      process.exit(2);
+    }
+    options.simulate = { kubelet: { nodes } };
+  }
   const server = await startApiServer(options);
   const kubeconfig = resolve(values['kubeconfig-out'] ?? 'kubeloop.kubeconfig');
   await server.writeKubeconfig(kubeconfig);
   process.stdout.write(`kubeloop-apiserver listening on ${server.url}\nkubeconfig written to ${kubeconfig}\n  export KUBECONFIG=${kubeconfig}\n`);
+  if (server.simulation) process.stdout.write(`simulating the cluster: ${server.simulation.controllers.join(', ')}\n`);
 
   let stopping = false;
   const stop = (): void => {
