@@ -211,8 +211,34 @@ def pod_running(api_client):
         assert err.status == 404, err.status
 
 
+def deployment_available(api_client):
+    """With the cluster simulation: a Deployment's Pods run and it becomes Available, as a user's code waits for it."""
+    apps = client.AppsV1Api(api_client)
+    labels = {"app": "py-web"}
+    template = client.V1PodTemplateSpec(
+        metadata=client.V1ObjectMeta(labels=labels),
+        spec=client.V1PodSpec(containers=[client.V1Container(name="web", image="nginx:1.27")]),
+    )
+    spec = client.V1DeploymentSpec(replicas=2, selector=client.V1LabelSelector(match_labels=labels), template=template)
+    apps.create_namespaced_deployment(NS, client.V1Deployment(metadata=client.V1ObjectMeta(name="py-web"), spec=spec))
+    w = watch.Watch()
+    available = None
+    for event in w.stream(apps.list_namespaced_deployment, NS, field_selector="metadata.name=py-web", timeout_seconds=20):
+        deployment = event["object"]
+        conditions = {c.type: c.status for c in (deployment.status.conditions or [])}
+        if conditions.get("Available") == "True" and deployment.status.available_replicas == 2:
+            available = deployment
+            w.stop()
+    assert available is not None, "the Deployment never became available"
+    assert available.status.updated_replicas == 2 and available.status.ready_replicas == 2, available.status
+    replica_sets = apps.list_namespaced_replica_set(NS, label_selector="app=py-web").items
+    assert len(replica_sets) == 1 and replica_sets[0].metadata.owner_references[0].name == "py-web", replica_sets
+    apps.delete_namespaced_deployment("py-web", NS)
+
+
 SCENARIOS = {
     "apiservice-yaml": apiservice_from_yaml,
+    "deployment-available": deployment_available,
     "pod-running": pod_running,
     "crud": crud,
     "watch": watching,

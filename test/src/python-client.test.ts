@@ -39,12 +39,14 @@ describe('the Python Kubernetes client against the embedded API server', { timeo
     });
   }
 
-  test('with the cluster simulation, waits for a Pod to be Running and Ready', async () => {
-    const simulated = await startTestEnv({ server: { simulate: { kubelet: { podStartMs: 300 } } } });
+  test('with the cluster simulation, waits for a Pod to be Running and Ready and for a Deployment to be Available', async () => {
+    const simulated = await startTestEnv({ simulate: { kubelet: { podStartMs: 300 } } });
     try {
-      const result = await runScenario(simulated.kubeconfigPath, 'pod-running');
-      assert.equal(result.code, 0, `python3 pod-running failed:\n${result.stdout}\n${result.stderr}`);
-      assert.equal(result.stdout.trim(), 'ok pod-running');
+      for (const scenario of ['pod-running', 'deployment-available']) {
+        const result = await runScenario(simulated.kubeconfigPath, scenario);
+        assert.equal(result.code, 0, `python3 ${scenario} failed:\n${result.stdout}\n${result.stderr}`);
+        assert.equal(result.stdout.trim(), `ok ${scenario}`);
+      }
     } finally {
       await simulated.stop();
     }

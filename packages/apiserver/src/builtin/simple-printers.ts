@@ -1,6 +1,6 @@
 /**
  * Printers of the smaller built-in kinds (service accounts, nodes, volumes and claims, endpoints,
- * RBAC) with kube-apiserver's main columns, each declared as its columns; kinds without one print NAME and AGE.
+ * endpoint slices, RBAC) with kube-apiserver's main columns, each declared as its columns; kinds without one print NAME and AGE.
  */
 import type { KubeObject } from '@kubeloop/resource';
 import { text } from '../table/cell-values.js';
@@ -69,6 +69,31 @@ const endpointsPrinter: TablePrinter = declaredPrinter([
   ageCellColumn,
 ]);
 
+/** kube-apiserver's list cell: at most three values, then `+ N more...`; `<unset>` when empty. */
+function firstThree(values: readonly string[]): string {
+  if (values.length === 0) return '<unset>';
+  const shown = values.slice(0, 3).join(',');
+  return values.length > 3 ? `${shown} + ${values.length - 3} more...` : shown;
+}
+
+const endpointSlicePrinter: TablePrinter = declaredPrinter([
+  nameCellColumn,
+  { name: 'AddressType', type: 'string', description: 'The IP protocol for this slice', cell: ({ object }) => text(object.addressType) },
+  {
+    name: 'Ports',
+    type: 'string',
+    description: 'Enumerated ports on the slice',
+    cell: ({ object }) => firstThree(asMaps(object.ports).map((p) => (typeof p.port === 'number' ? String(p.port) : typeof p.name === 'string' ? p.name : '*'))),
+  },
+  {
+    name: 'Endpoints',
+    type: 'string',
+    description: 'First three endpoints on the slice',
+    cell: ({ object }) => firstThree(asMaps(object.endpoints).flatMap((e) => (Array.isArray(e.addresses) ? (e.addresses as unknown[]).map(String) : []))),
+  },
+  ageCellColumn,
+]);
+
 const roleBindingPrinter: TablePrinter = declaredPrinter([
   nameCellColumn,
   {
@@ -89,6 +114,7 @@ export const simplePrinters: ReadonlyMap<string, TablePrinter> = new Map<string,
   ['/Node', nodePrinter],
   ['/PersistentVolumeClaim', claimPrinter],
   ['/Endpoints', endpointsPrinter],
+  ['discovery.k8s.io/EndpointSlice', endpointSlicePrinter],
   ['rbac.authorization.k8s.io/Role', createdAtPrinter],
   ['rbac.authorization.k8s.io/ClusterRole', createdAtPrinter],
   ['rbac.authorization.k8s.io/RoleBinding', roleBindingPrinter],
