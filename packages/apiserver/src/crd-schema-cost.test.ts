@@ -4,19 +4,17 @@
  * own budget), and properties named like `Object.prototype` members are ordinary properties.
  * Each hostile request runs under a freeze probe: an unrelated GET on another connection.
  */
-import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startApiServer } from './api-server.js';
+import { freezeBoundMs as measuredFreezeBound, underFreezeProbe } from './freeze-probe.test-helper.js';
 import type { ApiServer } from './api-server.js';
 import { call } from './testing/test-client.js';
-import type { TestResponse } from './testing/test-client.js';
 import { maxPatternCompileCost, maxPatternMatchCost } from './validation/pattern-budget.js';
 
 const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-/** The bound on an unrelated request's wait while a hostile one runs. */
-const freezeBoundMs = 100;
+// The freeze bound: 100 ms on a quiet machine, scaled by measured load (see the helper).
+const freezeBoundMs = measuredFreezeBound();
 
 function crdWithSpec(plural: string, kind: string, properties: Record<string, unknown>, specExtra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -30,48 +28,6 @@ function crdWithSpec(plural: string, kind: string, properties: Record<string, un
       versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties, ...specExtra } } } } }],
     },
   };
-}
-
-/** A GET on a fresh connection (never queued behind the hostile request's). */
-function timedGet(url: URL): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: '/api/v1/namespaces/default', agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve());
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/**
- * Runs `hostile` (its body already built) while GETs on other connections keep asking; answers
- * its response and the longest any of those GETs waited.
- */
-async function underFreezeProbe(baseUrl: string, hostile: () => Promise<TestResponse>): Promise<{ res: TestResponse; worstGetMs: number; elapsedMs: number }> {
-  const url = new URL(baseUrl);
-  let worstGetMs = 0;
-  let done = false;
-  let probes = 0;
-  const pauseMs = 2;
-  const loop = (async (): Promise<void> => {
-    while (!done) {
-      // Timed from when the GET is due: a server blocked during the pause delays it as well.
-      const due = performance.now() + pauseMs;
-      await sleep(pauseMs);
-      await timedGet(url);
-      worstGetMs = Math.max(worstGetMs, performance.now() - due);
-      probes++;
-    }
-  })();
-  // The probe is running before the hostile request starts.
-  while (probes === 0) await sleep(1);
-  const started = performance.now();
-  const res = await hostile();
-  const elapsedMs = performance.now() - started;
-  done = true;
-  await loop;
-  return { res, worstGetMs, elapsedMs };
 }
 
 describe('CRD schema cost', () => {

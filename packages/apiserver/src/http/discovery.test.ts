@@ -35,6 +35,7 @@ describe('discovery and OpenAPI', () => {
       'storage.k8s.io',
       'scheduling.k8s.io',
       'admissionregistration.k8s.io',
+      'apiregistration.k8s.io',
       'apiextensions.k8s.io',
     ]);
   });

@@ -3,7 +3,8 @@
  * decoded by content type (JSON, YAML, protobuf for built-ins; 415 for anything else).
  */
 import type { IncomingMessage } from 'node:http';
-import { parse as parseYaml } from 'yaml';
+import { parseYamlBody } from '../yaml/yaml-parser.js';
+import type { YamlParsed } from '../yaml/yaml-text.js';
 import { decodeProtobufObject, protobufMediaType } from '../protobuf/protobuf-decoding.js';
 import { maxNestingDepth, nestingTooDeep, scanJsonText } from './json-text.js';
 import { badRequest, entityTooLarge, unsupportedMediaType } from './status-error.js';
@@ -75,25 +76,20 @@ export function parseJsonRequest(text: string, findDuplicates: boolean, describe
   return { value, duplicateFields: scan.duplicateFields };
 }
 
-/** Parses YAML request text (duplicate keys are a parse error there) with the nesting limit. */
-export function parseYamlRequest(text: string, describe: (problem: string) => StatusError): DecodedBody {
-  let value: unknown;
-  try {
-    value = parseYaml(text);
-  } catch (err) {
-    // The YAML parser recurses: it gives up well before the nesting limit.
-    const message = (err as Error).message;
-    throw describe(message.includes('Maximum call stack size exceeded') ? `exceeded max depth of ${maxNestingDepth}` : message);
-  }
-  if (nestingTooDeep(value)) throw describe(`exceeded max depth of ${maxNestingDepth}`);
-  return { value, duplicateFields: [] };
+/** A parsed YAML body as a decoded body, or the 400 `describe` words (duplicate keys are a parse error in YAML). */
+export function yamlRequestBody(parsed: YamlParsed, describe: (problem: string) => StatusError): DecodedBody {
+  if (parsed.ok) return { value: parsed.value, duplicateFields: [] };
+  const problem = parsed.problem;
+  if (problem.kind === 'too-deep') throw describe(`exceeded max depth of ${maxNestingDepth}`);
+  if (problem.kind === 'duplicate-key') throw describe(`unmarshal errors:\n  line ${problem.line}: key ${JSON.stringify(problem.key)} already set in map`);
+  throw describe(problem.message);
 }
 
 /**
  * Decodes an object body (POST/PUT) by content type: JSON, YAML, or protobuf for built-in kinds.
  * `findDuplicates` (for `fieldValidation` Strict and Warn) reports repeated keys of a JSON body.
  */
-export function decodeObjectBody(body: Buffer, mediaType: string, kind: string, findDuplicates: boolean): DecodedBody {
+export async function decodeObjectBody(body: Buffer, mediaType: string, kind: string, findDuplicates: boolean): Promise<DecodedBody> {
   const unrecognized = `the object provided is unrecognized (must be of type ${kind})`;
   if (mediaType === protobufMediaType) {
     const value = decodeProtobufObject(body);
@@ -106,7 +102,7 @@ export function decodeObjectBody(body: Buffer, mediaType: string, kind: string, 
     return parseJsonRequest(text, findDuplicates, (problem) => badRequest(`${unrecognized}: couldn't get version/kind; json parse error: ${problem}`));
   }
   if (mediaType === 'application/yaml' || mediaType === 'application/x-yaml' || mediaType === 'text/yaml') {
-    return parseYamlRequest(text, (problem) => badRequest(`${unrecognized}: yaml: ${problem}`));
+    return yamlRequestBody(await parseYamlBody(text), (problem) => badRequest(`${unrecognized}: yaml: ${problem}`));
   }
   throw unsupportedMediaType(['application/json', 'application/yaml', protobufMediaType]);
 }

@@ -21,6 +21,7 @@ import type { ListPage } from '../objects/read-objects.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { OpenApiDocuments } from './openapi.js';
 import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
+import { parseYamlBody } from '../yaml/yaml-parser.js';
 import { queryBool } from './query-bool.js';
 import { deleteRequestOf, writeOptionsOf } from './request-options.js';
 import { parseRoute } from './request-route.js';
@@ -226,19 +227,22 @@ export class RequestHandler {
         return;
       }
       case 'create': {
-        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
+        const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
         const result = await service.create(collection, body.value, { ...write, duplicateFields: body.duplicateFields });
         return sendJson(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'update': {
-        const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
+        const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
         const result = await service.update({ ...collection, name: name as string }, body.value, { ...write, duplicateFields: body.duplicateFields, subresource });
         return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'patch': {
         const text = (await readBody(req, this.#deps.maxBodyBytes)).toString('utf8');
-        const result = await service.patch({ ...collection, name: name as string }, text, mediaTypeOf(req), {
+        const mediaType = mediaTypeOf(req);
+        const result = await service.patch({ ...collection, name: name as string }, text, mediaType, {
           ...write,
+          // An apply body is YAML: parsed here, off the event loop when it is large.
+          ...(mediaType === 'application/apply-patch+yaml' && { parsedApplyBody: await parseYamlBody(text) }),
           subresource,
           force: queryBool(params, 'force'),
         });
@@ -275,13 +279,13 @@ export class RequestHandler {
     const write = writeOptionsOf(req, params);
     if (subresource === 'finalize') {
       if (method !== 'PUT') throw methodNotAllowed();
-      const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, write.fieldValidation !== 'Ignore');
+      const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, write.fieldValidation !== 'Ignore');
       const result = await service.update(target, body.value, { ...write, duplicateFields: body.duplicateFields, subresource: 'finalize' });
       return sendJson(res, 200, this.#objectJson(type, version, result.stored));
     }
     if (method === 'GET') return sendJson(res, 200, JSON.stringify(service.getScale(type, namespace, name)));
     if (method === 'PUT') {
-      const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale', false);
+      const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale', false);
       return sendJson(res, 200, JSON.stringify(await service.updateScale(target, () => body.value, write)));
     }
     if (method === 'PATCH') {

@@ -1,6 +1,7 @@
 /** Patches (PATCH of the main resource or `/status`) by media type: JSON, merge, strategic merge, server-side apply. */
 import type { KubeObject } from '@kubeloop/resource';
 import { checkDeclaredFields, parseApplyBody } from '../patch/apply-configuration.js';
+import type { YamlParsed } from '../yaml/yaml-text.js';
 import type { StoredObject } from '../storage/change-event.js';
 import { acceptedPatchTypes, patchMediaTypes } from '../http/patch-media-types.js';
 import type { PatchFormat } from '../http/patch-media-types.js';
@@ -23,6 +24,8 @@ export type PatchOptions = WriteOptions & {
   readonly subresource: 'status' | undefined;
   /** The `force` parameter of an apply (takes fields over from other managers). Default: false; refused on other patches. */
   readonly force?: boolean | undefined;
+  /** An apply body already parsed (off the event loop when large). Default: parsed here, from the text. */
+  readonly parsedApplyBody?: YamlParsed | undefined;
 };
 
 /** A PATCH body, parsed as its media type says. */
@@ -59,7 +62,7 @@ function parsePatch(target: ObjectTarget, body: string, mediaType: string, opts:
   }
   if (format === 'apply') {
     // YAML (JSON is YAML too) refuses repeated keys itself, with the real server's words.
-    const patch = parseApplyBody(body);
+    const patch = parseApplyBody(body, opts.parsedApplyBody);
     checkDeclaredFields(type, version, patch, namespace, name);
     return { format, patch, duplicateFields: [] };
   }

@@ -7,38 +7,22 @@
  * Configurations nested deeper than `json-text.ts`'s limit are 400 `exceeded max depth of 1000`.
  */
 import type { KubeObject } from '@kubeloop/resource';
-import { parse as parseYaml } from 'yaml';
-import { maxNestingDepth, nestingTooDeep } from '../http/json-text.js';
+import { maxNestingDepth } from '../http/json-text.js';
+import { parseYamlText } from '../yaml/yaml-text.js';
+import type { YamlParsed } from '../yaml/yaml-text.js';
 import { cloneJson } from '../json-value.js';
 import type { ResourceType } from '../types/resource-type.js';
 import { badRequest } from '../http/status-error.js';
 
-interface YamlError {
-  code?: unknown;
-  linePos?: readonly { line: number }[];
-  message?: unknown;
-}
-
-/** Parses an apply body (YAML or JSON); 400 with the real server's words when it does not parse. */
-export function parseApplyBody(body: string): unknown {
-  const tooDeep = badRequest(`error decoding YAML: exceeded max depth of ${maxNestingDepth}`);
-  let value: unknown;
-  try {
-    value = parseYaml(body) as unknown;
-  } catch (err) {
-    const e = err as YamlError;
-    // The YAML parser recurses: it gives up well before the nesting limit.
-    if (String(e.message).includes('Maximum call stack size exceeded')) throw tooDeep;
-    const line = e.linePos?.[0]?.line;
-    if (e.code === 'DUPLICATE_KEY' && line !== undefined) {
-      const text = body.split('\n')[line - 1] ?? '';
-      const key = /^\s*(?:-\s+)?(["']?)(.*?)\1\s*:/.exec(text)?.[2] ?? text.trim();
-      throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line ${line}: key ${JSON.stringify(key)} already set in map`);
-    }
-    throw badRequest(`error decoding YAML: ${String(e.message ?? err)}`);
+/** Parses an apply body (YAML or JSON), or takes it parsed; 400 with the real server's words when it does not parse. */
+export function parseApplyBody(body: string, parsed: YamlParsed = parseYamlText(body)): unknown {
+  if (parsed.ok) return parsed.value;
+  const problem = parsed.problem;
+  if (problem.kind === 'too-deep') throw badRequest(`error decoding YAML: exceeded max depth of ${maxNestingDepth}`);
+  if (problem.kind === 'duplicate-key') {
+    throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line ${problem.line}: key ${JSON.stringify(problem.key)} already set in map`);
   }
-  if (nestingTooDeep(value)) throw tooDeep;
-  return value;
+  throw badRequest(`error decoding YAML: ${problem.message}`);
 }
 
 /** 400 when an apply configuration has fields `type` does not declare (checked on a copy). */

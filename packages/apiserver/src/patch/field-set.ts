@@ -9,6 +9,7 @@
  * and every empty map, is one leaf (atomic).
  */
 import { cloneJson, getOwn, isJsonObject, jsonEqual, setOwn } from '../json-value.js';
+import { canonicalJson } from '../validation/canonical-json.js';
 import type { JsonObject } from '../json-value.js';
 import { fieldStrategyOf } from './patch-strategies.js';
 import type { FieldStrategy } from './patch-strategies.js';
@@ -22,35 +23,84 @@ export type FieldPath = readonly PathSegment[];
 // Metadata the server owns: never part of anyone's field set.
 const serverOwnedMetadata = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink', 'generateName']);
 
-/** A set of paths, keyed by their JSON text. */
+/** One step of a set's tree: its members below, and the path when the step itself is a member. */
+interface SetNode {
+  children: Map<string, SetNode> | undefined;
+  path: FieldPath | undefined;
+  /** Members at or below this node. */
+  count: number;
+}
+
+/**
+ * A set of paths, as a tree of their segments: adding, finding and asking "anything at or below
+ * this path?" cost one short-key lookup per segment (the set once kept whole-path JSON texts, and
+ * a 20,000-container apply spent most of its time building and hashing them). Paths come out in
+ * the order their branches were first added, which is the order of the `FieldsV1` form.
+ */
 export class FieldSet {
-  readonly #paths = new Map<string, FieldPath>();
+  readonly #root: SetNode = { children: undefined, path: undefined, count: 0 };
 
   add(path: FieldPath): void {
-    this.#paths.set(JSON.stringify(path), path);
+    // One walk: the nodes are made on the way down, counted only when the path is new.
+    const passed: SetNode[] = [this.#root];
+    let node = this.#root;
+    for (const segment of path) {
+      const key = segmentKey(segment);
+      node.children ??= new Map();
+      let child = node.children.get(key);
+      if (!child) {
+        child = { children: undefined, path: undefined, count: 0 };
+        node.children.set(key, child);
+      }
+      passed.push(child);
+      node = child;
+    }
+    if (node.path) return;
+    node.path = path;
+    for (const step of passed) step.count++;
   }
 
   has(path: FieldPath): boolean {
-    return this.#paths.has(JSON.stringify(path));
+    return this.#find(path)?.path !== undefined;
   }
 
   delete(path: FieldPath): void {
-    this.#paths.delete(JSON.stringify(path));
+    if (!this.has(path)) return;
+    let node = this.#root;
+    node.count--;
+    for (const segment of path) {
+      node = node.children?.get(segmentKey(segment)) as SetNode;
+      node.count--;
+    }
+    node.path = undefined;
   }
 
   get size(): number {
-    return this.#paths.size;
+    return this.#root.count;
   }
 
   paths(): FieldPath[] {
-    return [...this.#paths.values()];
+    const out: FieldPath[] = [];
+    const walk = (node: SetNode): void => {
+      if (node.path) out.push(node.path);
+      if (node.children) for (const child of node.children.values()) if (child.count > 0) walk(child);
+    };
+    walk(this.#root);
+    return out;
   }
 
   /** True when this set has `path` or a path below it. */
   hasAtOrBelow(path: FieldPath): boolean {
-    const prefix = JSON.stringify(path).slice(0, -1);
-    for (const key of this.#paths.keys()) if (key.startsWith(prefix)) return true;
-    return false;
+    return (this.#find(path)?.count ?? 0) > 0;
+  }
+
+  #find(path: FieldPath): SetNode | undefined {
+    let node: SetNode | undefined = this.#root;
+    for (const segment of path) {
+      node = node.children?.get(segmentKey(segment));
+      if (!node) return undefined;
+    }
+    return node;
   }
 }
 
@@ -167,10 +217,60 @@ export function pathText(path: FieldPath): string {
     .join('');
 }
 
+/**
+ * The index of a list's item that a path segment names: a keyed item (`k:`) or a set member (`v:`).
+ * A linear scan per lookup made server-side apply quadratic (20,000 containers: 30 s), so each list
+ * gets an index from item identity to position, built on its first lookup and kept while the list
+ * keeps its length (lists change in place only by `removePath`'s splice); a hit is checked against
+ * the item itself, so a stale index can only cost a rebuild, never give a wrong answer.
+ */
 function findItem(list: unknown[], segment: PathSegment): number {
-  if ('k' in segment) return list.findIndex((item) => isJsonObject(item) && Object.entries(segment.k).every(([k, v]) => jsonEqual(getOwn(item, k), v)));
-  if ('v' in segment) return list.findIndex((item) => jsonEqual(item, segment.v));
-  return -1;
+  const names = 'k' in segment ? Object.keys(segment.k).sort() : undefined;
+  const identity = 'k' in segment ? keyIdentity(segment.k, names ?? []) : 'v' in segment ? canonicalJson(segment.v) : undefined;
+  if (identity === undefined) return -1;
+  const signature = names ? names.join('\n') : '';
+  let byList = listIndexes.get(list);
+  if (!byList) {
+    byList = new Map();
+    listIndexes.set(list, byList);
+  }
+  let index = byList.get(signature);
+  if (!index || index.length !== list.length) {
+    index = buildIndex(list, names);
+    byList.set(signature, index);
+  }
+  const found = index.positions.get(identity);
+  if (found !== undefined && matches(list[found], segment)) return found;
+  if (found === undefined) return -1;
+  // The list changed without changing its length: index it again.
+  byList.set(signature, buildIndex(list, names));
+  return list.findIndex((item) => matches(item, segment));
+}
+
+interface ListIndex {
+  readonly length: number;
+  readonly positions: Map<string, number>;
+}
+
+const listIndexes = new WeakMap<unknown[], Map<string, ListIndex>>();
+
+function keyIdentity(item: JsonObject, names: readonly string[]): string {
+  return canonicalJson(names.map((name) => getOwn(item, name) ?? null));
+}
+
+function buildIndex(list: unknown[], names: readonly string[] | undefined): ListIndex {
+  const positions = new Map<string, number>();
+  list.forEach((item, i) => {
+    const identity = names ? (isJsonObject(item) ? keyIdentity(item, names) : undefined) : canonicalJson(item);
+    if (identity !== undefined && !positions.has(identity)) positions.set(identity, i);
+  });
+  return { length: list.length, positions };
+}
+
+function matches(item: unknown, segment: PathSegment): boolean {
+  if ('k' in segment) return isJsonObject(item) && Object.entries(segment.k).every(([k, v]) => jsonEqual(getOwn(item, k), v));
+  if ('v' in segment) return jsonEqual(item, segment.v);
+  return false;
 }
 
 /** The value at a path, or undefined when the object has nothing there. */
@@ -243,12 +343,28 @@ export function mergeApplied(target: JsonObject, applied: JsonObject, strategy: 
 function mergeList(existing: unknown[], applied: unknown[], strategy: FieldStrategy): unknown[] {
   const mergeKey = strategy.mergeList?.mergeKey;
   const result = existing.slice();
+  // Items by merge key, and set members, each found in one lookup (a scan per item was quadratic).
+  const byKey = new Map<string, number>();
+  const members = new Set<string>();
+  result.forEach((item, i) => {
+    if (mergeKey !== undefined && isJsonObject(item) && item[mergeKey] !== undefined) {
+      const key = canonicalJson(item[mergeKey]);
+      if (!byKey.has(key)) byKey.set(key, i);
+    }
+    members.add(canonicalJson(item));
+  });
   for (const item of applied) {
     if (mergeKey !== undefined && isJsonObject(item) && item[mergeKey] !== undefined) {
-      const index = findItem(result, { k: keyOf(item, mergeKey) });
-      if (index < 0) result.push(cloneJson(item));
-      else result[index] = mergeApplied(isJsonObject(result[index]) ? (result[index]) : {}, item, strategy);
-    } else if (!result.some((e) => jsonEqual(e, item))) {
+      const key = canonicalJson(item[mergeKey]);
+      const index = byKey.get(key);
+      if (index === undefined) {
+        byKey.set(key, result.length);
+        result.push(cloneJson(item));
+      } else result[index] = mergeApplied(isJsonObject(result[index]) ? result[index] : {}, item, strategy);
+    } else {
+      const member = canonicalJson(item);
+      if (members.has(member)) continue;
+      members.add(member);
       result.push(cloneJson(item));
     }
   }
