@@ -12,6 +12,7 @@ import type { AllowedHosts } from './browser-guard.js';
 import { namespaceType } from '../types/builtin-resources.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
+import { jsonListPieces, sendJsonPieces } from './json-pieces.js';
 import { parseListOptions } from './list-options.js';
 import type { CollectionTarget, ObjectTarget } from '../objects/object-context.js';
 import type { ObjectService } from '../objects/object-service.js';
@@ -28,10 +29,10 @@ import type { ResourceRoute } from './request-route.js';
 import type { ResourceRegistry } from '../types/resource-registry.js';
 import { apiVersionOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
-import { StatusError, forbiddenRequest, internalError, methodNotAllowed, pathNotFound } from './status-error.js';
-import { singleObjectTableJson, tableFormat, tableJson, tableRowJson } from '../table/table-encoding.js';
+import { StatusError, forbiddenRequest, internalError, methodNotAllowed, pathNotFound, tooManyRequests } from './status-error.js';
+import { singleObjectTableJson, tableFormat, tableHead, tableRowJson } from '../table/table-encoding.js';
 import { tableRequestOf } from '../table/table-request.js';
-import { partialMetadataRequestOf, partialObjectMetadataJson, partialObjectMetadataListJson } from '../objects/partial-object-metadata.js';
+import { partialMetadataRequestOf, partialObjectMetadataJson, partialObjectMetadataListHead } from '../objects/partial-object-metadata.js';
 import type { TableRequest } from '../table/table-request.js';
 import type { WatchHub } from '../watch/watch-hub.js';
 import { serveWatch } from '../watch/watch-request.js';
@@ -45,6 +46,8 @@ export interface RequestHandlerDeps {
   readonly openapi: OpenApiDocuments;
   readonly faults: FaultInjector;
   readonly maxBodyBytes: number;
+  /** Watches open at once; a watch request past it is 429. */
+  readonly maxWatches: number;
   /** The host names requests may be addressed to (see `browser-guard.ts`). */
   readonly allowedHosts: AllowedHosts;
   /** The scheme the server is reached by (`https` with `tls`): a same-origin `Origin` header carries it. */
@@ -52,6 +55,11 @@ export interface RequestHandlerDeps {
   /** `host:port` for `/api`'s serverAddressByClientCIDRs. */
   readonly serverAddress: () => string;
   readonly logger: (line: string) => void;
+}
+
+/** `items` mapped by `fn` one at a time, as they are taken. */
+function* mapLazily<T>(items: Iterable<T>, fn: (item: T) => string): Generator<string> {
+  for (const item of items) yield fn(item);
 }
 
 function sendJson(res: ServerResponse, code: number, body: string, headers?: Record<string, string | string[]>): void {
@@ -80,6 +88,8 @@ function servesSubresource(type: ResourceType, subresource: string): boolean {
 /** Handles one HTTP request. */
 export class RequestHandler {
   readonly #deps: RequestHandlerDeps;
+  /** Watch requests refused because `maxWatches` were open. */
+  refusedWatches = 0;
 
   constructor(deps: RequestHandlerDeps) {
     this.#deps = deps;
@@ -199,15 +209,23 @@ export class RequestHandler {
       case 'list': {
         const opts = parseListOptions(type, params);
         const metadata = partialMetadataRequestOf(req.headers.accept, 'list');
+        const table = metadata ? undefined : tableRequestOf(req.headers.accept, params);
+        // The page is chosen now (a consistent snapshot of immutable objects); its JSON is made as the client reads.
+        const page = service.listPage(type, namespace, opts);
         if (metadata) {
-          const page = service.listPage(type, namespace, opts);
-          return sendJson(res, 200, partialObjectMetadataListJson(metadata, page.metadata, page.items.map((stored) => stored.object)));
+          const items = mapLazily(page.items, (stored) => partialObjectMetadataJson(metadata, stored.object));
+          return sendJsonPieces(res, 200, jsonListPieces(partialObjectMetadataListHead(metadata, page.metadata), items, ']}'));
         }
-        const table = tableRequestOf(req.headers.accept, params);
-        if (!table) return sendJson(res, 200, service.list(type, version, namespace, opts));
-        return sendJson(res, 200, this.#listTable(type, version, service.listPage(type, namespace, opts), table));
+        if (table) return sendJsonPieces(res, 200, this.#listTable(type, version, page, table));
+        const apiVersion = apiVersionOf(type, version);
+        const head = `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(page.metadata)},"items":[`;
+        return sendJsonPieces(res, 200, jsonListPieces(head, mapLazily(page.items, (stored) => jsonAtApiVersion(stored, apiVersion)), ']}'));
       }
       case 'watch': {
+        if (this.#deps.hub.size >= this.#deps.maxWatches) {
+          this.refusedWatches++;
+          throw tooManyRequests(`the server serves at most ${this.#deps.maxWatches} watches at once`);
+        }
         const metadata = partialMetadataRequestOf(req.headers.accept, 'watch');
         const table = metadata ? undefined : tableRequestOf(req.headers.accept, params);
         const opts = parseListOptions(type, params);
@@ -282,12 +300,12 @@ export class RequestHandler {
     throw methodNotAllowed();
   }
 
-  /** A list page as a Table: one row per object, the list's metadata. */
-  #listTable(type: ResourceType, version: string, page: ListPage, table: TableRequest): string {
+  /** A list page as a Table (one row per object, the list's metadata), in pieces made as they are sent. */
+  #listTable(type: ResourceType, version: string, page: ListPage, table: TableRequest): Iterable<string> {
     const printer = type.tablePrinter(version);
     const now = Date.now();
-    const rows = page.items.map((stored) => tableRowJson(printer, stored.object, () => this.#objectJson(type, version, stored), table, now));
-    return tableJson(table, printer.columnDefinitions, page.metadata, rows);
+    const rows = mapLazily(page.items, (stored) => tableRowJson(printer, stored.object, () => this.#objectJson(type, version, stored), table, now));
+    return jsonListPieces(tableHead(table, printer.columnDefinitions, page.metadata), rows, ']}');
   }
 
   #objectJson(type: ResourceType, version: string, stored: StoredObject): string {
