@@ -2,7 +2,7 @@
 
 // --- server (apiserver-core) ---
 export { startApiServer } from './api-server.js';
-export type { ApiServer, ApiServerOptions } from './api-server.js';
+export type { ApiServer, ApiServerConnectionStats, ApiServerOptions } from './api-server.js';
 export type { Faults, FailNextRule, FaultVerb } from './http/faults.js';
 export { kubeconfigFor } from './kubeconfig.js';
 export type { KubeconfigOptions } from './kubeconfig.js';

@@ -165,7 +165,7 @@ export class WatchStream {
     this.#pending = [];
     this.#pendingBytes = 0;
     this.lastWriteAt = Date.now();
-    return pending.length === 1 ? (pending[0]) : Buffer.concat(pending, bytes);
+    return pending.length === 1 ? pending[0] : Buffer.concat(pending, bytes);
   }
 
   /** The oldest live item held behind the catch-up. */
