@@ -60,12 +60,30 @@ export function sendJsonPieces(res: ServerResponse, code: number, pieces: Iterab
   const next = partsOf(pieces[Symbol.iterator]());
   const first = next() ?? '';
   const second = next();
-  if (second === undefined) {
-    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(first), ...headers });
-    res.end(first);
-    return;
-  }
+  if (second === undefined) return sendJsonText(res, code, first, headers);
   res.writeHead(code, { 'Content-Type': 'application/json', ...headers });
   const ahead: (string | undefined)[] = [first, second];
   pumpResponse(res, () => (ahead.length > 0 ? ahead.shift() : next()), () => res.end());
+}
+
+/**
+ * Sends a JSON body with its `Content-Length`; one larger than a slice (a big object, an OpenAPI
+ * document) is written a slice at a time as the client reads, like a list.
+ */
+export function sendJsonText(res: ServerResponse, code: number, body: string, headers?: Record<string, string | string[]>): void {
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers });
+  if (body.length <= sliceBytes) {
+    res.end(body);
+    return;
+  }
+  let part: string | undefined = body;
+  pumpResponse(
+    res,
+    () => {
+      const next = part;
+      part = undefined;
+      return next;
+    },
+    () => res.end(),
+  );
 }

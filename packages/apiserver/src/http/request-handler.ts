@@ -12,7 +12,7 @@ import type { AllowedHosts } from './browser-guard.js';
 import { namespaceType } from '../types/builtin-resources.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
-import { jsonListPieces, sendJsonPieces } from './json-pieces.js';
+import { jsonListPieces, sendJsonPieces, sendJsonText } from './json-pieces.js';
 import { parseListOptions } from './list-options.js';
 import type { CollectionTarget, ObjectTarget } from '../objects/object-context.js';
 import type { ObjectService } from '../objects/object-service.js';
@@ -62,15 +62,10 @@ function* mapLazily<T>(items: Iterable<T>, fn: (item: T) => string): Generator<s
   for (const item of items) yield fn(item);
 }
 
-function sendJson(res: ServerResponse, code: number, body: string, headers?: Record<string, string | string[]>): void {
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers });
-  res.end(body);
-}
-
 function sendStatusError(res: ServerResponse, err: StatusError): void {
   const headers: Record<string, string> = {};
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
-  sendJson(res, err.status.code, JSON.stringify(err.status), headers);
+  sendJsonText(res, err.status.code, JSON.stringify(err.status), headers);
 }
 
 function warningHeaders(warnings: readonly string[]): Record<string, string[]> | undefined {
@@ -125,33 +120,33 @@ export class RequestHandler {
     }
     switch (route.kind) {
       case 'version':
-        return sendJson(res, 200, JSON.stringify(versionInfo));
+        return sendJsonText(res, 200, JSON.stringify(versionInfo));
       case 'health':
         res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
         return void res.end('ok');
       case 'coreVersions':
-        return sendJson(res, 200, JSON.stringify(coreVersions(this.#deps.serverAddress())));
+        return sendJsonText(res, 200, JSON.stringify(coreVersions(this.#deps.serverAddress())));
       case 'groupList':
-        return sendJson(res, 200, JSON.stringify(groupList(registry)));
+        return sendJsonText(res, 200, JSON.stringify(groupList(registry)));
       case 'group': {
         const doc = groupInfo(registry, route.group);
         if (!doc) throw pathNotFound();
-        return sendJson(res, 200, JSON.stringify(doc));
+        return sendJsonText(res, 200, JSON.stringify(doc));
       }
       case 'resourceList': {
         const doc = resourceList(registry, route.group, route.version);
         if (!doc) throw pathNotFound();
-        return sendJson(res, 200, JSON.stringify(doc));
+        return sendJsonText(res, 200, JSON.stringify(doc));
       }
       case 'openapiRoot':
-        return sendJson(res, 200, this.#deps.openapi.root());
+        return sendJsonText(res, 200, this.#deps.openapi.root());
       case 'openapiV2':
-        return sendJson(res, 200, this.#deps.openapi.v2());
+        return sendJsonText(res, 200, this.#deps.openapi.v2());
       case 'openapiDocument': {
         const doc = this.#deps.openapi.document(route.key);
         if (!doc) throw pathNotFound();
         const immutable = params.get('hash') === doc.hash;
-        return sendJson(res, 200, doc.body, { Etag: `"${doc.hash}"`, 'Cache-Control': immutable ? 'public, immutable' : 'no-cache, private' });
+        return sendJsonText(res, 200, doc.body, { Etag: `"${doc.hash}"`, 'Cache-Control': immutable ? 'public, immutable' : 'no-cache, private' });
       }
       case 'resource':
         return this.#resource(req, res, route, params);
@@ -200,11 +195,11 @@ export class RequestHandler {
         if (route.legacyWatch) throw methodNotAllowed();
         const metadata = partialMetadataRequestOf(req.headers.accept, 'get');
         const stored = service.get(type, namespace, name as string);
-        if (metadata) return sendJson(res, 200, partialObjectMetadataJson(metadata, stored.object));
+        if (metadata) return sendJsonText(res, 200, partialObjectMetadataJson(metadata, stored.object));
         const table = tableRequestOf(req.headers.accept, params);
-        if (!table) return sendJson(res, 200, this.#objectJson(type, version, stored));
+        if (!table) return sendJsonText(res, 200, this.#objectJson(type, version, stored));
         const format = tableFormat(table, type.tablePrinter(version));
-        return sendJson(res, 200, singleObjectTableJson(format, stored.object, () => this.#objectJson(type, version, stored), true, Date.now()));
+        return sendJsonText(res, 200, singleObjectTableJson(format, stored.object, () => this.#objectJson(type, version, stored), true, Date.now()));
       }
       case 'list': {
         const opts = parseListOptions(type, params);
@@ -235,12 +230,12 @@ export class RequestHandler {
       case 'create': {
         const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
         const result = await service.create(collection, body.value, { ...write, duplicateFields: body.duplicateFields });
-        return sendJson(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
+        return sendJsonText(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'update': {
         const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
         const result = await service.update({ ...collection, name: name as string }, body.value, { ...write, duplicateFields: body.duplicateFields, subresource });
-        return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
+        return sendJsonText(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'patch': {
         const text = (await readBody(req, this.#deps.maxBodyBytes)).toString('utf8');
@@ -249,7 +244,7 @@ export class RequestHandler {
           subresource,
           force: queryBool(params, 'force'),
         });
-        return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
+        return sendJsonText(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'delete':
         return this.#delete(req, res, { ...collection, name }, params, write.dryRun);
@@ -263,15 +258,15 @@ export class RequestHandler {
     const { service } = this.#deps;
     if (name === undefined) {
       const opts = parseListOptions(type, params);
-      return sendJson(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy }));
+      return sendJsonText(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy }));
     }
     const result = await service.delete({ ...target, name }, request);
-    if (!result.deleted || type.returnsDeletedObject) return sendJson(res, 200, this.#objectJson(type, version, result.stored));
+    if (!result.deleted || type.returnsDeletedObject) return sendJsonText(res, 200, this.#objectJson(type, version, result.stored));
     const details: Record<string, unknown> = { name };
     if (type.group) details.group = type.group;
     details.kind = type.plural;
     details.uid = result.stored.object.metadata.uid;
-    return sendJson(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
+    return sendJsonText(res, 200, JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
   }
 
   /** `/scale` (GET, PUT, PATCH) and a namespace's `/finalize` (PUT). */
@@ -284,18 +279,18 @@ export class RequestHandler {
       if (method !== 'PUT') throw methodNotAllowed();
       const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, write.fieldValidation !== 'Ignore');
       const result = await service.update(target, body.value, { ...write, duplicateFields: body.duplicateFields, subresource: 'finalize' });
-      return sendJson(res, 200, this.#objectJson(type, version, result.stored));
+      return sendJsonText(res, 200, this.#objectJson(type, version, result.stored));
     }
-    if (method === 'GET') return sendJson(res, 200, JSON.stringify(service.getScale(type, namespace, name)));
+    if (method === 'GET') return sendJsonText(res, 200, JSON.stringify(service.getScale(type, namespace, name)));
     if (method === 'PUT') {
       const body = decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale', false);
-      return sendJson(res, 200, JSON.stringify(await service.updateScale(target, () => body.value, write)));
+      return sendJsonText(res, 200, JSON.stringify(await service.updateScale(target, () => body.value, write)));
     }
     if (method === 'PATCH') {
       const text = (await readBody(req, this.#deps.maxBodyBytes)).toString('utf8');
       const mediaType = mediaTypeOf(req);
       const scale = await service.updateScale(target, (current) => runPatch(() => patchScale(current, text, mediaType)), write);
-      return sendJson(res, 200, JSON.stringify(scale));
+      return sendJsonText(res, 200, JSON.stringify(scale));
     }
     throw methodNotAllowed();
   }
