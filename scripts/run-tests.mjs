@@ -1,6 +1,9 @@
 // Runs every compiled test file (`dist/**/*.test.js` of every workspace) with Node's own test runner.
 // Node 20's `--test` takes no globs, so the file list is built here. The TAP reporter prints the
 // `# pass N` / `# fail N` summary that CI reads. Extra arguments filter files by substring.
+// Files named `*.freeze.test.js` time the embedded server's event loop under a hostile request
+// (the freeze probe): they run after the others, one at a time, so that no other test file shares
+// the machine's two cores with them.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -32,9 +35,19 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const result = spawnSync(
-  process.execPath,
-  ['--test', '--test-reporter=tap', '--test-concurrency=2', '--test-timeout=120000', ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, KUBELOOP_TEST: '1' } },
-);
-process.exit(result.status ?? 1);
+const isFreezeTest = (f) => f.endsWith('.freeze.test.js');
+const phases = [
+  { files: files.filter((f) => !isFreezeTest(f)), concurrency: 2 },
+  { files: files.filter(isFreezeTest), concurrency: 1 },
+].filter((phase) => phase.files.length > 0);
+
+let status = 0;
+for (const phase of phases) {
+  const result = spawnSync(
+    process.execPath,
+    ['--test', '--test-reporter=tap', `--test-concurrency=${phase.concurrency}`, '--test-timeout=120000', ...phase.files],
+    { cwd: root, stdio: 'inherit', env: { ...process.env, KUBELOOP_TEST: '1' } },
+  );
+  if ((result.status ?? 1) !== 0) status = result.status ?? 1;
+}
+process.exit(status);

@@ -26,7 +26,9 @@ import type { Faults } from './http/faults.js';
 import { BearerTokenCheck } from './http/bearer-token.js';
 import { kubeconfigFor } from './kubeconfig.js';
 import { makeServingCertificates } from './http/self-signed-certificates.js';
-import { unauthorized } from './http/status-error.js';
+import { tooManyRequests, unauthorized } from './http/status-error.js';
+import { ConnectionGuard } from './http/connection-guard.js';
+import type { ConnectionStats } from './http/connection-guard.js';
 import { immortalNamespaces } from './objects/namespace-contents.js';
 import { ObjectService } from './objects/object-service.js';
 import { ObjectStore, counterLogKey, parseLogKey } from './storage/object-store.js';
@@ -87,11 +89,36 @@ export interface ApiServerOptions {
    */
   repair?: boolean;
   /**
-   * Bytes queued for one watch connection and not yet taken by its socket beyond which the watcher
-   * is too slow: its stream ends cleanly after what is queued (the client re-watches from the last
-   * resourceVersion it saw), as kube-apiserver closes watchers that do not keep up. Default 64 MiB.
+   * Bytes of live watch events queued for one watch connection and not yet taken by its socket
+   * beyond which the watcher is too slow: its stream ends cleanly after what is queued (the client
+   * re-watches from the last resourceVersion it saw), as kube-apiserver's watch cache closes
+   * watchers that do not keep up. (Lists, tables and a watch's initial events are written as the
+   * client reads them, one chunk at a time: they do not queue up.) Default 64 MiB.
    */
   maxWatchBufferBytes?: number;
+  /**
+   * Milliseconds a connection may have response bytes waiting while its client takes none of them;
+   * then the connection is cut (reset), counted in {@link ApiServer.connectionStats} and logged.
+   * Covers every response: lists, watches, tables, single objects. kube-apiserver kills the
+   * connection of a request still writing when `--request-timeout` (default 1m0s) passes, and
+   * closes watchers that do not keep up. Default 60000 (60 s).
+   */
+  writeTimeoutMs?: number;
+  /**
+   * Connections served at once. Requests on a connection accepted beyond it are answered 429
+   * TooManyRequests with `Retry-After: 1` and the connection is closed; connections already open
+   * keep working. kube-apiserver has no connection cap (it limits requests in flight, with this
+   * same 429). Default 10000.
+   */
+  maxConnections?: number;
+  /**
+   * Watches open at once; a watch request beyond it is 429 TooManyRequests with `Retry-After: 1`,
+   * while open watches, reads and writes go on. kube-apiserver counts long-running requests such
+   * as watches apart from `--max-requests-inflight` (400) and `--max-mutating-requests-inflight`
+   * (200); this is that separate count, capped. Default 8000 (kept below `maxConnections` so that
+   * other requests still find a connection).
+   */
+  maxWatches?: number;
   /** Receives diagnostic lines (log corruption found at start, a repair, a failed compaction, unexpected handler errors). Default: discard. */
   logger?: (line: string) => void;
   /**
@@ -127,6 +154,8 @@ export interface ApiServer {
   resourceVersion(): string;
   /** The cluster simulation when `simulate` is on; undefined otherwise. */
   readonly simulation: ServerSimulation | undefined;
+  /** Open connections and watches, and what the limits refused or cut (see `writeTimeoutMs`, `maxConnections`, `maxWatches`). */
+  connectionStats(): ApiServerConnectionStats;
   /** Ends every watch, closes connections and the log. Idempotent. */
   stop(): Promise<void>;
 }
@@ -143,7 +172,24 @@ export interface ServerSimulation {
   whenIdle(): Promise<void>;
 }
 
+/** What {@link ApiServer.connectionStats} reports. */
+export interface ApiServerConnectionStats extends ConnectionStats {
+  /** Watches open now. */
+  readonly watches: number;
+  /** Watch requests answered 429 because `maxWatches` were open. */
+  readonly refusedWatches: number;
+}
+
 const defaultMaxBodyBytes = 3 * 1024 * 1024;
+const defaultWriteTimeoutMs = 60_000;
+const defaultMaxConnections = 10_000;
+const defaultMaxWatches = 8_000;
+
+/** `value` when a positive integer, else a RangeError naming the option. */
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
 const defaultHistoryBytes = 64 * 1024 * 1024;
 
 /** The state rebuilt from a write-ahead log. */
@@ -212,6 +258,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     throw new RangeError(`maxWatchBufferBytes must be a positive integer, got ${maxWatchBufferBytes}`);
   }
   const host = options.host ?? '127.0.0.1';
+  const writeTimeoutMs = positiveInteger('writeTimeoutMs', options.writeTimeoutMs ?? defaultWriteTimeoutMs);
+  const maxConnections = positiveInteger('maxConnections', options.maxConnections ?? defaultMaxConnections);
+  const maxWatches = positiveInteger('maxWatches', options.maxWatches ?? defaultMaxWatches);
   const registry = new ResourceRegistry();
   for (const type of [namespaceType, configMapType, secretType, eventType, leaseType]) registry.add(type);
   for (const kind of builtinKinds) registry.add(modelResourceType(kind));
@@ -306,13 +355,24 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     openapi: new OpenApiDocuments(registry),
     faults,
     maxBodyBytes,
+    maxWatches,
     allowedHosts: new AllowedHosts([host, ...(options.allowedHosts ?? [])]),
     scheme: options.tls ? 'https' : 'http',
     serverAddress: () => address,
     logger,
   });
   const tokenCheck = options.token !== undefined ? new BearerTokenCheck(options.token) : undefined;
+  const guard = new ConnectionGuard({ maxConnections, writeTimeoutMs, logger });
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    if (guard.refuses(req.socket)) {
+      const refused = tooManyRequests(`the server serves at most ${maxConnections} connections at once`);
+      const body = JSON.stringify(refused.status);
+      req.resume();
+      res.shouldKeepAlive = false;
+      res.writeHead(429, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(refused.retryAfterSeconds) });
+      res.end(body);
+      return;
+    }
     if (tokenCheck && !tokenCheck.allows(req)) {
       const body = statusBody(unauthorized().status);
       req.resume();
@@ -324,6 +384,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   };
   const server = certificates ? createTlsServer({ key: certificates.privateKey, cert: certificates.certificate }, listener) : createServer(listener);
   server.keepAliveTimeout = 30_000;
+  // A TLS server's responses go through the sockets of its secure connections.
+  guard.attach(server, certificates ? 'secureConnection' : 'connection');
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -359,9 +421,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     writeKubeconfig: (path) => writeFile(path, kubeconfig, 'utf8'),
     resourceVersion: () => String(store.resourceVersion),
     simulation: simulation && { controllers: simulation.controllers.map((controller) => controller.name), whenIdle: () => simulation.whenIdle() },
+    connectionStats: () => ({ ...guard.stats(), watches: hub.size, refusedWatches: handler.refusedWatches }),
     stop() {
       stopping ??= (async () => {
         hub.stop();
+        guard.stop();
         await simulation?.stop();
         await namespaceDeleter.stop();
         await collector.stop();

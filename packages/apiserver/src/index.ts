@@ -2,7 +2,7 @@
 
 // --- server (apiserver-core) ---
 export { startApiServer } from './api-server.js';
-export type { ApiServer, ApiServerOptions, ServerSimulation } from './api-server.js';
+export type { ApiServer, ApiServerConnectionStats, ApiServerOptions, ServerSimulation } from './api-server.js';
 export type { SimulateOptions, SimulatedKubeletOptions } from './simulation/simulate-options.js';
 export type { Faults, FailNextRule, FaultVerb } from './http/faults.js';
 export type { CrashLoopOptions, NodeNotReadyOptions, PodSelector, SlowStartOptions, WorkloadFault } from './simulation/kubelet/workload-faults.js';

@@ -13,6 +13,7 @@ import { namespaceType } from '../types/builtin-resources.js';
 import { coreVersions, groupInfo, groupList, resourceList, versionInfo } from './discovery.js';
 import { containerSubresourceError, isContainerSubresource } from './container-subresources.js';
 import type { FaultInjector, FaultVerb } from './faults.js';
+import { jsonListPieces, sendJsonPieces, sendJsonText } from './json-pieces.js';
 import { parseListOptions } from './list-options.js';
 import type { CollectionTarget, ObjectTarget } from '../objects/object-context.js';
 import type { ObjectService } from '../objects/object-service.js';
@@ -30,10 +31,10 @@ import type { ResourceRoute } from './request-route.js';
 import type { ResourceRegistry } from '../types/resource-registry.js';
 import { apiVersionOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
-import { StatusError, forbiddenRequest, internalError, methodNotAllowed, pathNotFound } from './status-error.js';
-import { singleObjectTableJson, tableFormat, tableJson, tableRowJson } from '../table/table-encoding.js';
+import { StatusError, forbiddenRequest, internalError, methodNotAllowed, pathNotFound, tooManyRequests } from './status-error.js';
+import { singleObjectTableJson, tableFormat, tableHead, tableRowJson } from '../table/table-encoding.js';
 import { tableRequestOf } from '../table/table-request.js';
-import { partialMetadataRequestOf, partialObjectMetadataJson, partialObjectMetadataListJson } from '../objects/partial-object-metadata.js';
+import { partialMetadataRequestOf, partialObjectMetadataJson, partialObjectMetadataListHead } from '../objects/partial-object-metadata.js';
 import type { TableRequest } from '../table/table-request.js';
 import type { WatchHub } from '../watch/watch-hub.js';
 import { serveWatch } from '../watch/watch-request.js';
@@ -47,6 +48,8 @@ export interface RequestHandlerDeps {
   readonly openapi: OpenApiDocuments;
   readonly faults: FaultInjector;
   readonly maxBodyBytes: number;
+  /** Watches open at once; a watch request past it is 429. */
+  readonly maxWatches: number;
   /** The host names requests may be addressed to (see `browser-guard.ts`). */
   readonly allowedHosts: AllowedHosts;
   /** The scheme the server is reached by (`https` with `tls`): a same-origin `Origin` header carries it. */
@@ -56,9 +59,9 @@ export interface RequestHandlerDeps {
   readonly logger: (line: string) => void;
 }
 
-function sendJson(res: ServerResponse, code: number, body: string, headers?: Record<string, string | string[]>): void {
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers });
-  res.end(body);
+/** `items` mapped by `fn` one at a time, as they are taken. */
+function* mapLazily<T>(items: Iterable<T>, fn: (item: T) => string): Generator<string> {
+  for (const item of items) yield fn(item);
 }
 
 /** A `Status` body as kube-apiserver's JSON encoder writes it: ending in a newline (clients compare the whole text). */
@@ -69,7 +72,7 @@ export function statusBody(status: object): string {
 function sendStatusError(res: ServerResponse, err: StatusError): void {
   const headers: Record<string, string> = {};
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
-  sendJson(res, err.status.code, statusBody(err.status), headers);
+  sendJsonText(res, err.status.code, statusBody(err.status), headers);
 }
 
 function warningHeaders(warnings: readonly string[]): Record<string, string[]> | undefined {
@@ -87,6 +90,8 @@ function servesSubresource(type: ResourceType, subresource: string): boolean {
 /** Handles one HTTP request. */
 export class RequestHandler {
   readonly #deps: RequestHandlerDeps;
+  /** Watch requests refused because `maxWatches` were open. */
+  refusedWatches = 0;
 
   constructor(deps: RequestHandlerDeps) {
     this.#deps = deps;
@@ -122,33 +127,33 @@ export class RequestHandler {
     }
     switch (route.kind) {
       case 'version':
-        return sendJson(res, 200, JSON.stringify(versionInfo));
+        return sendJsonText(res, 200, JSON.stringify(versionInfo));
       case 'health':
         res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
         return void res.end('ok');
       case 'coreVersions':
-        return sendJson(res, 200, JSON.stringify(coreVersions(this.#deps.serverAddress())));
+        return sendJsonText(res, 200, JSON.stringify(coreVersions(this.#deps.serverAddress())));
       case 'groupList':
-        return sendJson(res, 200, JSON.stringify(groupList(registry)));
+        return sendJsonText(res, 200, JSON.stringify(groupList(registry)));
       case 'group': {
         const doc = groupInfo(registry, route.group);
         if (!doc) throw pathNotFound();
-        return sendJson(res, 200, JSON.stringify(doc));
+        return sendJsonText(res, 200, JSON.stringify(doc));
       }
       case 'resourceList': {
         const doc = resourceList(registry, route.group, route.version);
         if (!doc) throw pathNotFound();
-        return sendJson(res, 200, JSON.stringify(doc));
+        return sendJsonText(res, 200, JSON.stringify(doc));
       }
       case 'openapiRoot':
-        return sendJson(res, 200, this.#deps.openapi.root());
+        return sendJsonText(res, 200, this.#deps.openapi.root());
       case 'openapiV2':
-        return sendJson(res, 200, this.#deps.openapi.v2());
+        return sendJsonText(res, 200, this.#deps.openapi.v2());
       case 'openapiDocument': {
         const doc = this.#deps.openapi.document(route.key);
         if (!doc) throw pathNotFound();
         const immutable = params.get('hash') === doc.hash;
-        return sendJson(res, 200, doc.body, { Etag: `"${doc.hash}"`, 'Cache-Control': immutable ? 'public, immutable' : 'no-cache, private' });
+        return sendJsonText(res, 200, doc.body, { Etag: `"${doc.hash}"`, 'Cache-Control': immutable ? 'public, immutable' : 'no-cache, private' });
       }
       case 'resource':
         return this.#resource(req, res, route, params);
@@ -202,24 +207,32 @@ export class RequestHandler {
         if (route.legacyWatch) throw methodNotAllowed();
         const metadata = partialMetadataRequestOf(req.headers.accept, 'get');
         const stored = service.get(type, namespace, name as string);
-        if (metadata) return sendJson(res, 200, partialObjectMetadataJson(metadata, stored.object));
+        if (metadata) return sendJsonText(res, 200, partialObjectMetadataJson(metadata, stored.object));
         const table = tableRequestOf(req.headers.accept, params);
-        if (!table) return sendJson(res, 200, this.#objectJson(type, version, stored));
+        if (!table) return sendJsonText(res, 200, this.#objectJson(type, version, stored));
         const format = tableFormat(table, type.tablePrinter(version));
-        return sendJson(res, 200, singleObjectTableJson(format, stored.object, () => this.#objectJson(type, version, stored), true, Date.now()));
+        return sendJsonText(res, 200, singleObjectTableJson(format, stored.object, () => this.#objectJson(type, version, stored), true, Date.now()));
       }
       case 'list': {
         const opts = parseListOptions(type, params);
         const metadata = partialMetadataRequestOf(req.headers.accept, 'list');
+        const table = metadata ? undefined : tableRequestOf(req.headers.accept, params);
+        // The page is chosen now (a consistent snapshot of immutable objects); its JSON is made as the client reads.
+        const page = service.listPage(type, namespace, opts);
         if (metadata) {
-          const page = service.listPage(type, namespace, opts);
-          return sendJson(res, 200, partialObjectMetadataListJson(metadata, page.metadata, page.items.map((stored) => stored.object)));
+          const items = mapLazily(page.items, (stored) => partialObjectMetadataJson(metadata, stored.object));
+          return sendJsonPieces(res, 200, jsonListPieces(partialObjectMetadataListHead(metadata, page.metadata), items, ']}'));
         }
-        const table = tableRequestOf(req.headers.accept, params);
-        if (!table) return sendJson(res, 200, service.list(type, version, namespace, opts));
-        return sendJson(res, 200, this.#listTable(type, version, service.listPage(type, namespace, opts), table));
+        if (table) return sendJsonPieces(res, 200, this.#listTable(type, version, page, table));
+        const apiVersion = apiVersionOf(type, version);
+        const head = `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(page.metadata)},"items":[`;
+        return sendJsonPieces(res, 200, jsonListPieces(head, mapLazily(page.items, (stored) => jsonAtApiVersion(stored, apiVersion)), ']}'));
       }
       case 'watch': {
+        if (this.#deps.hub.size >= this.#deps.maxWatches) {
+          this.refusedWatches++;
+          throw tooManyRequests(`the server serves at most ${this.#deps.maxWatches} watches at once`);
+        }
         const metadata = partialMetadataRequestOf(req.headers.accept, 'watch');
         const table = metadata ? undefined : tableRequestOf(req.headers.accept, params);
         const opts = parseListOptions(type, params);
@@ -229,12 +242,12 @@ export class RequestHandler {
       case 'create': {
         const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
         const result = await service.create(collection, body.value, { ...write, duplicateFields: body.duplicateFields });
-        return sendJson(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
+        return sendJsonText(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'update': {
         const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
         const result = await service.update({ ...collection, name: name as string }, body.value, { ...write, duplicateFields: body.duplicateFields, subresource });
-        return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
+        return sendJsonText(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'patch': {
         const text = (await readBody(req, this.#deps.maxBodyBytes)).toString('utf8');
@@ -246,7 +259,7 @@ export class RequestHandler {
           subresource,
           force: queryBool(params, 'force'),
         });
-        return sendJson(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
+        return sendJsonText(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'delete':
         return this.#delete(req, res, { ...collection, name }, params, write.dryRun);
@@ -260,15 +273,15 @@ export class RequestHandler {
     const { service } = this.#deps;
     if (name === undefined) {
       const opts = parseListOptions(type, params);
-      return sendJson(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy, gracePeriodSeconds: request.gracePeriodSeconds }));
+      return sendJsonText(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy, gracePeriodSeconds: request.gracePeriodSeconds }));
     }
     const result = await service.delete({ ...target, name }, request);
-    if (!result.deleted || type.returnsDeletedObject) return sendJson(res, 200, this.#objectJson(type, version, result.stored));
+    if (!result.deleted || type.returnsDeletedObject) return sendJsonText(res, 200, this.#objectJson(type, version, result.stored));
     const details: Record<string, unknown> = { name };
     if (type.group) details.group = type.group;
     details.kind = type.plural;
     details.uid = result.stored.object.metadata.uid;
-    return sendJson(res, 200, statusBody({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
+    return sendJsonText(res, 200, statusBody({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }));
   }
 
   /** `/scale` (GET, PUT, PATCH) and a namespace's `/finalize` (PUT). */
@@ -281,28 +294,28 @@ export class RequestHandler {
       if (method !== 'PUT') throw methodNotAllowed();
       const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, write.fieldValidation !== 'Ignore');
       const result = await service.update(target, body.value, { ...write, duplicateFields: body.duplicateFields, subresource: 'finalize' });
-      return sendJson(res, 200, this.#objectJson(type, version, result.stored));
+      return sendJsonText(res, 200, this.#objectJson(type, version, result.stored));
     }
-    if (method === 'GET') return sendJson(res, 200, JSON.stringify(service.getScale(type, namespace, name)));
+    if (method === 'GET') return sendJsonText(res, 200, JSON.stringify(service.getScale(type, namespace, name)));
     if (method === 'PUT') {
       const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale', false);
-      return sendJson(res, 200, JSON.stringify(await service.updateScale(target, () => body.value, write)));
+      return sendJsonText(res, 200, JSON.stringify(await service.updateScale(target, () => body.value, write)));
     }
     if (method === 'PATCH') {
       const text = (await readBody(req, this.#deps.maxBodyBytes)).toString('utf8');
       const mediaType = mediaTypeOf(req);
       const scale = await service.updateScale(target, (current) => runPatch(() => patchScale(current, text, mediaType)), write);
-      return sendJson(res, 200, JSON.stringify(scale));
+      return sendJsonText(res, 200, JSON.stringify(scale));
     }
     throw methodNotAllowed();
   }
 
-  /** A list page as a Table: one row per object, the list's metadata. */
-  #listTable(type: ResourceType, version: string, page: ListPage, table: TableRequest): string {
+  /** A list page as a Table (one row per object, the list's metadata), in pieces made as they are sent. */
+  #listTable(type: ResourceType, version: string, page: ListPage, table: TableRequest): Iterable<string> {
     const printer = type.tablePrinter(version);
     const now = Date.now();
-    const rows = page.items.map((stored) => tableRowJson(printer, stored.object, () => this.#objectJson(type, version, stored), table, now));
-    return tableJson(table, printer.columnDefinitions, page.metadata, rows);
+    const rows = mapLazily(page.items, (stored) => tableRowJson(printer, stored.object, () => this.#objectJson(type, version, stored), table, now));
+    return jsonListPieces(tableHead(table, printer.columnDefinitions, page.metadata), rows, ']}');
   }
 
   #objectJson(type: ResourceType, version: string, stored: StoredObject): string {

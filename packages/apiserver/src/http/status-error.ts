@@ -230,6 +230,14 @@ export function resourceVersionTooLarge(requested: number, current: number): Sta
   );
 }
 
+/**
+ * 429 TooManyRequests with `Retry-After: 1`, as kube-apiserver answers past `--max-requests-inflight`
+ * (client-go waits and retries). `what` names the cap that was reached.
+ */
+export function tooManyRequests(what: string): StatusError {
+  return new StatusError(status(429, 'TooManyRequests', 'Too many requests, please try again later.', { causes: [{ message: what }], retryAfterSeconds: 1 }), 1);
+}
+
 /** 500 InternalError wrapping an unexpected failure. */
 export function internalError(message: string): StatusError {
   return new StatusError(status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));

@@ -47,7 +47,7 @@ import { deleteNamespaceContent, editTerminatingNamespace } from './namespace-wr
 import type { CollectionTarget, GracefulDeletion, ObjectContext, ObjectTarget, TypeListener } from './object-context.js';
 import { patchObject } from './patch-object.js';
 import type { PatchOptions } from './patch-object.js';
-import { getObject, listObjects, listPage } from './read-objects.js';
+import { getObject, listPage } from './read-objects.js';
 import type { ListPage } from './read-objects.js';
 import { getScale, updateScale } from './scale-object.js';
 import { updateObject } from './update-object.js';
@@ -67,11 +67,6 @@ export class ObjectService {
   /** The stored object; 404 when absent. */
   get(type: ResourceType, namespace: string | undefined, name: string): StoredObject {
     return getObject(this.#ctx, type, namespace, name);
-  }
-
-  /** A list response body (JSON text) at `version`, honouring selectors, pagination and resourceVersion rules. */
-  list(type: ResourceType, version: string, namespace: string | undefined, opts: ListOptions): string {
-    return listObjects(this.#ctx, type, version, namespace, opts);
   }
 
   /** The objects of one list page and the list's metadata (selectors, pagination and resourceVersion rules applied). */

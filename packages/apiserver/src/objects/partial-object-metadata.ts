@@ -46,8 +46,7 @@ export function partialObjectMetadataJson(apiVersion: PartialMetadataVersion, ob
   return `{"kind":"PartialObjectMetadata","apiVersion":"${apiVersion}","metadata":${JSON.stringify(object.metadata)}}`;
 }
 
-/** A list page's `PartialObjectMetadataList` JSON: the list's metadata (resourceVersion, continue, remainingItemCount) and one item per object. */
-export function partialObjectMetadataListJson(apiVersion: PartialMetadataVersion, listMetadata: Readonly<Record<string, unknown>>, objects: readonly KubeObject[]): string {
-  const items = objects.map((o) => partialObjectMetadataJson(apiVersion, o)).join(',');
-  return `{"kind":"PartialObjectMetadataList","apiVersion":"${apiVersion}","metadata":${JSON.stringify(listMetadata)},"items":[${items}]}`;
+/** A `PartialObjectMetadataList`'s JSON up to its items (which follow, comma-separated, then `]}`): a large list is sent as it is made. */
+export function partialObjectMetadataListHead(apiVersion: PartialMetadataVersion, listMetadata: Readonly<Record<string, unknown>>): string {
+  return `{"kind":"PartialObjectMetadataList","apiVersion":"${apiVersion}","metadata":${JSON.stringify(listMetadata)},"items":[`;
 }

@@ -1,10 +1,9 @@
 /** Reads: one object, and list pages with selectors, pagination and resourceVersion rules. */
 import type { StoredObject } from '../storage/change-event.js';
-import { jsonAtApiVersion } from '../storage/change-event.js';
 import { encodeContinueToken, invalidContinueToken } from '../storage/continue-token.js';
 import type { ListOptions } from '../http/list-options.js';
 import { snapshotAt } from '../storage/list-snapshot.js';
-import { apiVersionOf, storeKeyOf } from '../types/resource-type.js';
+import { storeKeyOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
 import { expired, notFound, resourceVersionTooLarge, tooOldResourceVersion } from '../http/status-error.js';
 import { objectKeyOf } from './object-context.js';
@@ -38,14 +37,6 @@ export function getObject(ctx: ObjectContext, type: ResourceType, namespace: str
   const stored = ctx.store.get(storeKeyOf(type), objectKeyOf(namespace, name));
   if (!stored) throw notFound(type, name);
   return stored;
-}
-
-/** A list response body (JSON text) at `version`, honouring selectors, pagination and resourceVersion rules. */
-export function listObjects(ctx: ObjectContext, type: ResourceType, version: string, namespace: string | undefined, opts: ListOptions): string {
-  const page = listPage(ctx, type, namespace, opts);
-  const apiVersion = apiVersionOf(type, version);
-  const items = page.items.map((stored) => jsonAtApiVersion(stored, apiVersion));
-  return `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(page.metadata)},"items":[${items.join(',')}]}`;
 }
 
 /** The objects of one list page and the list's metadata (selectors, pagination and resourceVersion rules applied). */

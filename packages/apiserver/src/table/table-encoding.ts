@@ -33,6 +33,12 @@ export function tableRowJson(printer: TablePrinter, obj: KubeObject, objectJson:
   return `{"cells":${JSON.stringify(printer.cells(obj, now))},"object":${object}}`;
 }
 
+/** A Table's JSON up to its rows (which follow, comma-separated, then `]}`): a large Table is sent as it is made. */
+export function tableHead(request: TableRequest, columnDefinitions: readonly TableColumnDefinition[] | undefined, metadata: Readonly<Record<string, unknown>>): string {
+  const columns = columnDefinitions === undefined ? 'null' : JSON.stringify(columnDefinitions);
+  return `{"kind":"Table","apiVersion":${JSON.stringify(request.apiVersion)},"metadata":${JSON.stringify(metadata)},"columnDefinitions":${columns},"rows":[`;
+}
+
 /** The JSON of a Table; `columnDefinitions` undefined writes `null` (a watch event without headers). */
 export function tableJson(
   request: TableRequest,
@@ -40,8 +46,7 @@ export function tableJson(
   metadata: Readonly<Record<string, unknown>>,
   rows: readonly string[],
 ): string {
-  const columns = columnDefinitions === undefined ? 'null' : JSON.stringify(columnDefinitions);
-  return `{"kind":"Table","apiVersion":${JSON.stringify(request.apiVersion)},"metadata":${JSON.stringify(metadata)},"columnDefinitions":${columns},"rows":[${rows.join(',')}]}`;
+  return `${tableHead(request, columnDefinitions, metadata)}${rows.join(',')}]}`;
 }
 
 /** The Table of one object (a get, or the object of a watch event), with or without headers. */

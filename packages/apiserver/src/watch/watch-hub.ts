@@ -11,6 +11,7 @@ const bookmarkIdleMs = 1000;
 /** The open watches. */
 export class WatchHub {
   readonly #byType = new Map<string, Set<WatchStream>>();
+  #size = 0;
   readonly #currentRv: () => number;
   #timer: NodeJS.Timeout | undefined;
   /** Bytes a watcher may have queued and unsent before it is ended as too slow (see `watch-stream.ts`). */
@@ -37,17 +38,16 @@ export class WatchHub {
     let set = this.#byType.get(key);
     if (!set) this.#byType.set(key, (set = new Set()));
     set.add(stream);
+    this.#size++;
     stream.onClose(() => {
-      set.delete(stream);
+      if (set.delete(stream)) this.#size--;
       if (set.size === 0 && this.#byType.get(key) === set) this.#byType.delete(key);
     });
   }
 
   /** How many watches are open. */
   get size(): number {
-    let n = 0;
-    for (const set of this.#byType.values()) n += set.size;
-    return n;
+    return this.#size;
   }
 
   /** Offers a change to the watchers of its type. */
@@ -97,7 +97,7 @@ export class WatchHub {
     const rv = this.#currentRv();
     for (const set of this.#byType.values()) {
       for (const stream of set) {
-        if (stream.options.bookmarks && now - stream.lastWriteAt >= bookmarkIdleMs) stream.sendBookmark(rv);
+        if (stream.options.bookmarks && !stream.catchingUp && now - stream.lastWriteAt >= bookmarkIdleMs) stream.sendBookmark(rv);
       }
     }
   }

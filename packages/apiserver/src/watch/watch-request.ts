@@ -19,6 +19,8 @@ import { tableFormat } from '../table/table-encoding.js';
 import type { TableRequest } from '../table/table-request.js';
 import type { WatchHub } from './watch-hub.js';
 import { WatchStream } from './watch-stream.js';
+import type { CatchUpItem } from './watch-stream.js';
+import type { ChangeEvent, StoredObject } from '../storage/change-event.js';
 
 /** The longest Go `time.Duration` in whole seconds (kube-apiserver multiplies timeoutSeconds by time.Second). */
 const maxGoDurationSeconds = 9_223_372_036;
@@ -40,6 +42,16 @@ export interface WatchRequest {
 export interface WatchSource {
   readonly store: ObjectStore;
   readonly hub: WatchHub;
+}
+
+/** ADDED for each object, then (for a streaming list) the bookmark that ends the initial events. */
+function* initialEventItems(objects: readonly StoredObject[], endBookmarkRv: number | undefined): Generator<CatchUpItem> {
+  for (const existing of objects) yield { existing };
+  if (endBookmarkRv !== undefined) yield { bookmark: endBookmarkRv, annotations: { [initialEventsEndAnnotation]: 'true' } };
+}
+
+function* changeItems(changes: Iterable<ChangeEvent>): Generator<CatchUpItem> {
+  for (const change of changes) yield { change };
 }
 
 /** Starts a watch on `res`; returns the stream (already registered with the hub). */
@@ -71,9 +83,10 @@ export function serveWatch(source: WatchSource, target: CollectionTarget, reques
     ...(hub.maxBufferedBytes !== undefined && { maxBufferedBytes: hub.maxBufferedBytes }),
   });
 
+  let catchUp: Iterable<CatchUpItem> = [];
   if (initialEvents) {
-    for (const stored of store.values(storeKey)) if (stream.matches(stored.object)) stream.sendExisting(stored);
-    if (opts.sendInitialEvents) stream.sendBookmark(current, { [initialEventsEndAnnotation]: 'true' });
+    // The objects as of `current` (stored objects are immutable): sent as the client reads them.
+    catchUp = initialEventItems([...store.values(storeKey)], opts.sendInitialEvents === true ? current : undefined);
   } else if (!fromNow) {
     const history = store.history(storeKey);
     const backlog = history.after(requested ?? 0);
@@ -82,10 +95,10 @@ export function serveWatch(source: WatchSource, target: CollectionTarget, reques
       stream.end();
       return stream;
     }
-    for (const event of backlog) stream.offer(event);
+    catchUp = changeItems(backlog);
   }
-  stream.startLive();
   hub.add(stream);
+  stream.catchUp(catchUp);
 
   if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0) {
     // Go's time.Duration holds at most ~292 years: longer timeouts are that long, not a wrap-around.

@@ -6,14 +6,16 @@ import { LabelSelector } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import { ChangeEvent } from '../storage/change-event.js';
 import type { StoredObject } from '../storage/change-event.js';
-import { WatchStream } from './watch-stream.js';
-import type { WatchStreamOptions } from './watch-stream.js';
+import { WatchStream, catchUpChunkBytes } from './watch-stream.js';
+import type { CatchUpItem, WatchStreamOptions } from './watch-stream.js';
 
 /** A stand-in for the HTTP response: records every write and how the stream was closed. */
 class RecordingResponse extends EventEmitter {
   readonly writes: Buffer[] = [];
   /** What the socket has not taken yet (set by a test to play a slow client). */
   writableLength = 0;
+  /** Set by a test to play a socket that has not taken the last write yet ('drain' then resumes). */
+  writableNeedDrain = false;
   ended = false;
   destroyed = false;
   readonly socket = { destroy: (): void => void (this.destroyed = true) };
@@ -63,6 +65,20 @@ function openStream(options: Partial<WatchStreamOptions> = {}, res = new Recordi
 }
 
 const endOfTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Waits (a bounded number of turns) until the stream's catch-up is all queued. */
+async function caughtUp(stream: WatchStream): Promise<void> {
+  for (let turn = 0; turn < 1000 && stream.catchingUp; turn++) await endOfTurn();
+  assert.equal(stream.catchingUp, false, 'the catch-up finished');
+}
+
+/** `n` existing objects of about `bytes` bytes each, as catch-up items. */
+function bigObjects(n: number, bytes: number): CatchUpItem[] {
+  return Array.from({ length: n }, (_, i) => {
+    const object: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${i}`, namespace: 'default', resourceVersion: String(i + 1) }, data: { v: 'x'.repeat(bytes) } };
+    return { existing: { object, json: JSON.stringify(object), rv: i + 1, key: `default/big-${i}` } };
+  });
+}
 
 function linesOf(text: string): { type: string; object: KubeObject }[] {
   assert.ok(text.endsWith('\n'), 'a write ends with a newline');
@@ -191,7 +207,6 @@ describe('WatchStream batching', () => {
 
   test('a watcher whose unsent bytes would pass maxBufferedBytes is ended cleanly after what was queued', async () => {
     const { res, stream } = openStream({ maxBufferedBytes: 4096 });
-    stream.startLive();
     const lineBytes = modified('b', 2).line().length;
     res.writableLength = 4096 - 2 * lineBytes;
     stream.offer(modified('b', 2));
@@ -211,21 +226,82 @@ describe('WatchStream batching', () => {
     res.emit('close');
   });
 
-  test('the initial events a client asked for do not count against maxBufferedBytes, live ones after them do', () => {
+  test('the catch-up a client asked for does not count against maxBufferedBytes, live lines after it do', async () => {
     const { res, stream } = openStream({ maxBufferedBytes: 1024 });
-    for (let i = 0; i < 20; i++) stream.sendExisting(stored(`initial-${i}`, i + 1));
-    stream.startLive();
-    stream.flush();
+    stream.catchUp(Array.from({ length: 20 }, (_, i): CatchUpItem => ({ existing: stored(`initial-${i}`, i + 1) })));
+    await caughtUp(stream);
     const backlog = res.writes[0]?.length ?? 0;
     assert.ok(backlog > 1024, 'the backlog alone is over the bound');
-    assert.equal(stream.closed, false, 'the backlog is the client\'s own request');
-    // The socket has taken nothing yet: the backlog plus 1024 bytes may wait.
+    assert.equal(stream.closed, false, "the backlog is the client's own request");
+    // What the socket has not taken when the catch-up is done is the base: 1024 bytes more may wait.
     const lineBytes = modified('initial-0', 30).line().length;
-    res.writableLength = backlog + 1024 - lineBytes;
+    res.writableLength = 1024 - lineBytes;
     stream.offer(modified('initial-0', 30));
-    assert.equal(stream.closed, false, 'exactly at the bound on top of the backlog');
+    assert.equal(stream.closed, false, 'exactly at the bound');
     stream.offer(modified('initial-0', 31));
     assert.equal(stream.closed, true);
+    res.emit('close');
+  });
+
+});
+
+describe('WatchStream catch-up', () => {
+  test('the catch-up is written a chunk at a time, the next one only once the socket took the last (drain)', async () => {
+    const { res, stream } = openStream();
+    stream.catchUp(bigObjects(8, 100 * 1024));
+    res.writableNeedDrain = true;
+    for (let turn = 0; turn < 20; turn++) await endOfTurn();
+    assert.equal(res.writes.length, 1, 'one chunk, then nothing while the socket does not drain');
+    assert.ok((res.writes[0]?.length ?? 0) >= catchUpChunkBytes && (res.writes[0]?.length ?? 0) < catchUpChunkBytes + 110 * 1024);
+    res.writableNeedDrain = false;
+    res.emit('drain');
+    await caughtUp(stream);
+    const events = linesOf(res.texts.join(''));
+    assert.deepEqual(
+      events.map((e) => e.object.metadata.name),
+      Array.from({ length: 8 }, (_, i) => `big-${i}`),
+    );
+    assert.ok(res.writes.length > 1);
+  });
+
+  test('live changes offered during the catch-up follow it in order, and a Table watch sends its column definitions once, first', async () => {
+    const printer = { columnDefinitions: [{ name: 'Name', type: 'string', format: 'name', description: '', priority: 0 }], cells: (o: KubeObject) => [o.metadata.name] };
+    const table = { request: { apiVersion: 'meta.k8s.io/v1', includeObject: 'None' }, printer, key: 'table' } as unknown as WatchStreamOptions['table'];
+    const { res, stream } = openStream({ table });
+    stream.catchUp([{ existing: stored('first', 1) }, { bookmark: 1, annotations: { 'k8s.io/initial-events-end': 'true' } }]);
+    stream.offer(modified('live', 2));
+    stream.sendBookmark(2);
+    assert.equal(res.writes.length, 0, 'live changes wait behind the catch-up');
+    await caughtUp(stream);
+    await endOfTurn();
+    const events = linesOf(res.texts.join('')) as unknown as { type: string; object: { columnDefinitions: unknown; rows: { cells: string[] }[]; metadata: { resourceVersion?: string } } }[];
+    assert.deepEqual(
+      events.map((e) => [e.type, e.object.rows[0]?.cells[0] ?? e.object.metadata.resourceVersion]),
+      [
+        ['ADDED', 'first'],
+        ['BOOKMARK', '1'],
+        ['MODIFIED', 'live'],
+        ['BOOKMARK', '2'],
+      ],
+    );
+    assert.deepEqual(
+      events.map((e) => e.object.columnDefinitions !== null),
+      [true, false, false, false],
+    );
+  });
+
+  test('a client that reads none of its catch-up while live changes pile up past maxBufferedBytes is ended', async () => {
+    const { res, stream } = openStream({ maxBufferedBytes: 64 * 1024 });
+    stream.catchUp(bigObjects(8, 100 * 1024));
+    res.writableNeedDrain = true;
+    await endOfTurn();
+    assert.equal(res.writes.length, 1);
+    const live = new ChangeEvent('MODIFIED', (bigObjects(1, 10 * 1024)[0] as { existing: StoredObject }).existing, stored('big-0', 0));
+    for (let i = 0; i < 6; i++) stream.offer(live);
+    assert.equal(stream.closed, false, 'about 60 KiB of live changes wait');
+    stream.offer(live);
+    assert.equal(stream.closed, true);
+    assert.equal(res.ended, true, 'ended cleanly after what was written');
     res.emit('close');
   });
 });
