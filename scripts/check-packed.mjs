@@ -1,6 +1,6 @@
 // `node scripts/check-packed.mjs [--client-node=<range>] [--keep]`: what a user gets from npm.
 //
-// 1. `npm pack`s @kubeloop/resource, @kubeloop/operator and @kubeloop/apiserver (their `prepack` builds them).
+// 1. `npm pack`s every published package (scripts/pack-all.mjs; their `prepack` builds them).
 // 2. Checks each tarball ships exactly its public files: no build info, no tests or test helpers, every
 //    `exports`/`bin` target present, every relative import and every source map resolving inside the tarball.
 // 3. Installs the tarballs (their dependencies from the npm registry) into a fresh strict NodeNext project
