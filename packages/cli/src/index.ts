@@ -1,5 +1,6 @@
 // kubeloop (the CLI) public API: every command as a function returning its exit code. Named exports only.
-export { runKubeloop, kubeloopVersion } from './run-kubeloop.js';
+export { runKubeloop } from './run-kubeloop.js';
+export { kubeloopVersion } from './version.js';
 export { runInit } from './commands/init.js';
 export { runGenerate } from './commands/generate.js';
 export { runManifests } from './commands/manifests.js';

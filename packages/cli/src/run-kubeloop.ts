@@ -1,15 +1,10 @@
 /** `kubeloop <command> [flags]`: finds the command and runs it; `--help`, `--version` and `help <command>` here. */
-import { readFileSync } from 'node:fs';
 import { processIo } from './cli-io.js';
 import type { CliIo } from './cli-io.js';
 import { COMMANDS } from './command-table.js';
 import { ExitCode } from './exit-codes.js';
+import { kubeloopVersion } from './version.js';
 
-/** This package's version, from its package.json. */
-export function kubeloopVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
-}
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
