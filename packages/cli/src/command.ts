@@ -78,6 +78,12 @@ export function parseCommandArgs<F extends Record<string, FlagSpec>>(spec: Comma
   return { values, positionals: parsed.positionals };
 }
 
+/** The first line of a message (a YAML parser's adds the source line and a caret below: the position is in the first). */
+function firstLine(message: string): string {
+  const [first = ''] = message.split('\n');
+  return first.replace(/:\s*$/, '');
+}
+
 /**
  * Runs one command: `--help` prints its help (exit 0); a usage error prints one line and the hint to
  * `--help` (exit 2); any other error prints one line (exit 1), with the stack only when KUBELOOP_DEBUG is set.
@@ -102,8 +108,7 @@ export async function runCommand<F extends Record<string, FlagSpec>>(
       io.err(`Run 'kubeloop ${spec.name} --help' for usage.`);
       return ExitCode.Usage;
     }
-    const message = error instanceof Error ? error.message : String(error);
-    io.err(`${prefix}${isKubeloopError(error) ? '' : 'unexpected error: '}${message}`);
+    io.err(`${prefix}${isKubeloopError(error) ? '' : 'unexpected error: '}${firstLine(error instanceof Error ? error.message : String(error))}`);
     if ((io.env['KUBELOOP_DEBUG'] ?? '') !== '' && error instanceof Error && error.stack !== undefined) io.err(error.stack);
     return ExitCode.Failure;
   }

@@ -76,7 +76,7 @@ spec:
 
   test('a malformed CRD, a schema that cannot become types, and a bad kind schema each fail with one line naming the file', async () => {
     const cases: [string, string, RegExp][] = [
-      ['crds/broken.yaml', 'kind: CustomResourceDefinition\nspec: [unclosed\n', /^kubeloop generate: crds\/broken\.yaml: not valid YAML or JSON: /],
+      ['crds/broken.yaml', 'kind: CustomResourceDefinition\nspec: [unclosed\n', /^kubeloop generate: crds\/broken\.yaml: not valid YAML or JSON: .* at line 3, column 1$/],
       ['crds/broken.yaml', 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x.example.com}\nspec: {group: example.com}\n', /^kubeloop generate: crds\/broken\.yaml: invalid CustomResourceDefinition: missing or invalid spec\.names\.kind/],
       ['kinds/ref.yaml', 'group: example.com\nversion: v1\nkind: Ref\nplural: refs\nspec:\n  type: object\n  properties:\n    target: {$ref: "#/definitions/x"}\n', /^kubeloop generate: crds\/refs\.example\.com\.yaml: CustomResourceDefinition refs\.example\.com.*\$ref/],
       ['kinds/bad.yaml', 'group: example.com\nversion: one\nkind: Bad\nplural: bads\nspec: {type: object}\n', /^kubeloop generate: kinds\/bad\.yaml: version "one": a version looks like v1/],
@@ -86,6 +86,7 @@ spec:
       const io = memoryIo(dir);
       assert.equal(await runGenerate([], io), 1, file);
       assert.equal(io.stderr.length, 1, io.stderr.join('\n'));
+      assert.doesNotMatch(io.stderr[0] ?? '', /\n/, 'one line');
       assert.match(io.stderr[0] ?? '', message);
       assert.equal(await runGenerate(['--check'], memoryIo(dir)), 1);
       await rm(join(dir, file));
