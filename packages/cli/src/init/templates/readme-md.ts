@@ -4,8 +4,8 @@ import type { ScaffoldNames } from '../scaffold-names.js';
 export function readmeMd(n: ScaffoldNames): string {
   return `# ${n.name}
 
-A Kubernetes operator for \`${n.kind}\` (\`${n.plural}.${n.group}/${n.version}\`), made with
-[kubeloop](https://github.com/kubeloop/kubeloop). Each ${n.kind} gets a Deployment it owns (image and replicas
+A Kubernetes operator for \`${n.kind}\` (\`${n.plural}.${n.group}/${n.version}\`), made with kubeloop.
+Each ${n.kind} gets a Deployment it owns (image and replicas
 from its spec) and a \`Ready\` condition once the Deployment's replicas are ready; a finalizer runs your
 cleanup before a ${n.kind} goes.
 
