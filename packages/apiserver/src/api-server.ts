@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
+import { writeOwnerOnly } from './owner-only-file.js';
 import { realClock } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import { configMapType, eventType, leaseType, namespaceType, secretType } from './types/builtin-resources.js';
@@ -178,6 +178,8 @@ export interface ApiServerConnectionStats extends ConnectionStats {
   readonly watches: number;
   /** Watch requests answered 429 because `maxWatches` were open. */
   readonly refusedWatches: number;
+  /** Requests whose clients went away before the server read them (an upload cut mid-body). */
+  readonly abortedRequests: number;
 }
 
 const defaultMaxBodyBytes = 3 * 1024 * 1024;
@@ -418,10 +420,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     kubeconfig,
     caCertificate: certificates?.caCertificate,
     faults,
-    writeKubeconfig: (path) => writeFile(path, kubeconfig, 'utf8'),
+    writeKubeconfig: (path) => writeOwnerOnly(path, kubeconfig),
     resourceVersion: () => String(store.resourceVersion),
     simulation: simulation && { controllers: simulation.controllers.map((controller) => controller.name), whenIdle: () => simulation.whenIdle() },
-    connectionStats: () => ({ ...guard.stats(), watches: hub.size, refusedWatches: handler.refusedWatches }),
+    connectionStats: () => ({ ...guard.stats(), watches: hub.size, refusedWatches: handler.refusedWatches, abortedRequests: handler.aborted.count }),
     stop() {
       stopping ??= (async () => {
         hub.stop();

@@ -2,7 +2,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,10 +22,10 @@ describe('kubeloop-apiserver CLI', () => {
   });
 
   /** Starts the CLI with `args` (after `--port 0 --kubeconfig-out <dir>/kc.yaml`) and waits for its first line. */
-  async function startCli(args: (dir: string) => string[]): Promise<{ dir: string; stdout: string; child: ChildProcess; exited: Promise<number | null> }> {
+  async function startCli(args: (dir: string) => string[], env: NodeJS.ProcessEnv = process.env): Promise<{ dir: string; stdout: string; child: ChildProcess; exited: Promise<number | null> }> {
     const dir = await mkdtemp(join(tmpdir(), 'kubeloop-cli-'));
     dirs.push(dir);
-    const child = spawn(process.execPath, [...nodeArgs, cliPath, '--port', '0', '--kubeconfig-out', join(dir, 'kc.yaml'), ...args(dir)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, cliPath, '--port', '0', '--kubeconfig-out', join(dir, 'kc.yaml'), ...args(dir)], { stdio: ['ignore', 'pipe', 'pipe'], env });
     children.push(child);
     let stdout = '';
     child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -99,5 +99,30 @@ describe('kubeloop-apiserver CLI', () => {
       assert.equal(code, 2, stderr);
       assert.match(stderr, /--nodes/);
     }
+  });
+
+  test('--token-file and KUBELOOP_APISERVER_TOKEN keep the token out of ps; --help says so', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeloop-cli-token-'));
+    dirs.push(dir);
+    const tokenFile = join(dir, 'token');
+    await writeFile(tokenFile, 'from-file\n', { mode: 0o600 });
+    for (const [args, env, token] of [
+      [['--token-file', tokenFile], process.env, 'from-file'],
+      [[], { ...process.env, KUBELOOP_APISERVER_TOKEN: 'from-env' }, 'from-env'],
+    ] as const) {
+      const { stdout, child, exited } = await startCli(() => [...args], env);
+      const url = /listening on (\S+)/.exec(stdout)?.[1] ?? '';
+      assert.equal((await fetch(`${url}/api/v1/namespaces`)).status, 401, 'no token: refused');
+      assert.equal((await fetch(`${url}/api/v1/namespaces`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+      assert.ok(!(child.spawnargs.join(' ').includes(token)), 'the token is not on the command line');
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+    }
+    const help = spawn(process.execPath, [...nodeArgs, cliPath, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    help.stdout?.setEncoding('utf8').on('data', (d: string) => (text += d));
+    await new Promise((resolve) => help.on('exit', resolve));
+    assert.match(text, /--token-file FILE/);
+    assert.match(text, /KUBELOOP_APISERVER_TOKEN/);
   });
 });

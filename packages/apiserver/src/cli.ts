@@ -4,6 +4,7 @@
  * kubeconfig, prints `kubeloop-apiserver listening on <url>` first (tools wait for that line), then
  * where the kubeconfig went, and runs until SIGINT/SIGTERM.
  */
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { KubeloopError } from '@kubeloop/resource';
@@ -11,7 +12,7 @@ import { startApiServer } from './api-server.js';
 import type { ApiServerOptions } from './api-server.js';
 
 const usage =
-  'usage: kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never] [--tls] [--token T] [--simulate [--nodes N]]';
+  'usage: kubeloop-apiserver [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR] [--repair] [--kubeconfig-out FILE] [--fsync always|batch|never] [--tls] [--token-file FILE | --token T] [--simulate [--nodes N]]';
 
 /** `--help`: every flag with its default. */
 const HELP = `${usage}
@@ -36,8 +37,12 @@ Options:
                           (default: ./kubeloop.kubeconfig)
   --tls                   serve HTTPS with a self-signed CA, carried by the kubeconfig
                           (default: off, plain HTTP)
-  --token T               require "Authorization: Bearer T", carried by the kubeconfig
-                          (default: none, no authentication)
+  --token-file FILE       require "Authorization: Bearer <the file's first line>", carried by
+                          the kubeconfig (written 0600); keeps the token out of \`ps\`
+  --token T               the same with the token on the command line, where other users of the
+                          machine can read it in \`ps\`: prefer --token-file or the environment
+                          variable KUBELOOP_APISERVER_TOKEN (precedence: --token, --token-file,
+                          the variable; default: none, no authentication)
   --simulate              simulate the cluster: workload controllers (Deployments make ReplicaSets
                           make Pods, Jobs, StatefulSets, DaemonSets, CronJobs, EndpointSlices) and
                           a kubelet running Pods on simulated Nodes, in real time (default: off)
@@ -45,6 +50,30 @@ Options:
   -h, --help              show this text
 
 Stop it with Ctrl-C (SIGINT) or SIGTERM.`;
+
+/** The bearer token from `--token`, else the first line of `--token-file`, else `KUBELOOP_APISERVER_TOKEN`; exits 2 when empty or unreadable. */
+async function tokenFrom(flag: string | undefined, file: string | undefined): Promise<string | undefined> {
+  let token = flag;
+  let source = '--token';
+  if (token === undefined && file !== undefined) {
+    source = '--token-file';
+    try {
+      token = (await readFile(file, 'utf8')).split(/\r?\n/, 1)[0]?.trim() ?? '';
+    } catch (err) {
+      process.stderr.write(`cannot read --token-file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}\n${usage}\n`);
+      process.exit(2);
+    }
+  }
+  if (token === undefined && process.env['KUBELOOP_APISERVER_TOKEN'] !== undefined) {
+    source = 'KUBELOOP_APISERVER_TOKEN';
+    token = process.env['KUBELOOP_APISERVER_TOKEN'];
+  }
+  if (token === '') {
+    process.stderr.write(`${source} must not be empty\n${usage}\n`);
+    process.exit(2);
+  }
+  return token;
+}
 
 async function main(): Promise<void> {
   let values: {
@@ -57,6 +86,7 @@ async function main(): Promise<void> {
     fsync?: string;
     tls?: boolean;
     token?: string;
+    'token-file'?: string;
     simulate?: boolean;
     nodes?: string;
     help?: boolean;
@@ -73,6 +103,7 @@ async function main(): Promise<void> {
         fsync: { type: 'string' },
         tls: { type: 'boolean' },
         token: { type: 'string' },
+        'token-file': { type: 'string' },
         simulate: { type: 'boolean' },
         nodes: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -114,13 +145,8 @@ async function main(): Promise<void> {
     options.fsync = values.fsync;
   }
   if (values.tls) options.tls = true;
-  if (values.token !== undefined) {
-    if (values.token === '') {
-      process.stderr.write(`--token must not be empty\n${usage}\n`);
-      process.exit(2);
-    }
-    options.token = values.token;
-  }
+  const token = await tokenFrom(values.token, values['token-file']);
+  if (token !== undefined) options.token = token;
   if (values.nodes !== undefined && !values.simulate) {
     process.stderr.write(`--nodes needs --simulate\n${usage}\n`);
     process.exit(2);

@@ -9,4 +9,4 @@ export type { CrashLoopOptions, NodeNotReadyOptions, PodSelector, SlowStartOptio
 export { runMsAnnotation } from './simulation/kubelet/kubelet.js';
 export { kubeconfigFor } from './kubeconfig.js';
 export type { KubeconfigOptions } from './kubeconfig.js';
-export { DataDirLockedError, WalCorruptionError, isDataDirLockedError, isWalCorruptionError } from './persistence/index.js';
+export { DataDirLockFailedError, DataDirLockedError, WalCorruptionError, isDataDirLockedError, isWalCorruptionError } from './persistence/index.js';

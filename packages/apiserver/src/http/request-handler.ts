@@ -21,6 +21,7 @@ import { runPatch } from '../objects/patch-object.js';
 import type { ListPage } from '../objects/read-objects.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { OpenApiDocuments } from './openapi.js';
+import { AbortedRequests, isClientAbort } from './aborted-requests.js';
 import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
 import { parseYamlBody } from '../yaml/yaml-parser.js';
 import { queryBool } from './query-bool.js';
@@ -92,14 +93,22 @@ export class RequestHandler {
   readonly #deps: RequestHandlerDeps;
   /** Watch requests refused because `maxWatches` were open. */
   refusedWatches = 0;
+  /** Requests whose clients went away before their body was read (counted, logged rate-limited). */
+  readonly aborted: AbortedRequests;
 
   constructor(deps: RequestHandlerDeps) {
     this.#deps = deps;
+    this.aborted = new AbortedRequests(deps.logger);
   }
 
   /** The `http.Server` request listener. Never rejects: every failure becomes a response. */
   handle(req: IncomingMessage, res: ServerResponse): void {
     this.#handle(req, res).catch((err: unknown) => {
+      if (isClientAbort(err, req)) {
+        this.aborted.note(`${req.method ?? ''} ${req.url ?? ''}`);
+        res.destroy();
+        return;
+      }
       if (!(err instanceof StatusError)) this.#deps.logger(`kubeloop-apiserver: ${req.method ?? ''} ${req.url ?? ''} failed: ${String((err as Error)?.stack ?? err)}`);
       if (res.headersSent) {
         res.destroy();

@@ -100,18 +100,26 @@ class Applier {
   /** Bytes of JSON the `copy` operations added so far. */
   private copiedBytes = 0;
 
+  /**
+   * Nesting depths of the containers measured so far. A value moved again and again is measured
+   * once (a walk of the whole moved subtree per `move` made 10,000 moves of a large subtree cost
+   * seconds); every add and remove forgets the containers along its path, whose depth it may change.
+   */
+  private readonly depths = new WeakMap<object, number>();
+
   constructor(public doc: unknown) {}
 
   add(path: readonly string[], value: unknown, what: string): void {
     // The stored document is at most maxNestingDepth deep; each insertion keeps it so (the result of
     // a patch is stored, served and patched again: deeper would overflow the stack somewhere later).
-    if (path.length + depthOf(value, maxNestingDepth + 1 - path.length) > maxNestingDepth) {
+    if (path.length + this.depthOf(value) > maxNestingDepth) {
       throw patchDoesNotApply(`${what} operation does not apply: the result would be nested deeper than ${maxNestingDepth} levels at ${formatPath(path)}`);
     }
     if (path.length === 0) {
       this.doc = value;
       return;
     }
+    this.forgetDepthsAlong(path);
     const parent = valueAt(this.doc, path.slice(0, -1));
     const last = path[path.length - 1]!;
     if (Array.isArray(parent)) parent.splice(arrayIndex(last, parent.length, true), 0, value);
@@ -121,6 +129,7 @@ class Applier {
 
   remove(path: readonly string[], what: string): unknown {
     if (path.length === 0) throw patchDoesNotApply(`${what} operation does not apply: cannot remove the whole document`);
+    this.forgetDepthsAlong(path);
     const parent = valueAt(this.doc, path.slice(0, -1));
     const last = path[path.length - 1]!;
     if (Array.isArray(parent)) {
@@ -137,6 +146,26 @@ class Applier {
         ? `unable to remove nonexistent key: ${last}: missing value`
         : `${what} operation does not apply: doc is missing key: ${formatPath(path)}: missing value`,
     );
+  }
+
+  /** The nesting depth of `value` (0 for a scalar), from the containers' measured depths. */
+  private depthOf(value: unknown): number {
+    if (typeof value !== 'object' || value === null) return 0;
+    const known = this.depths.get(value);
+    if (known !== undefined) return known;
+    let deepest = 0;
+    for (const child of Array.isArray(value) ? value : Object.values(value as Record<string, unknown>)) deepest = Math.max(deepest, this.depthOf(child));
+    this.depths.set(value, deepest + 1);
+    return deepest + 1;
+  }
+
+  /** Forgets the measured depths of the document's containers from the root down to `path`'s parent. */
+  private forgetDepthsAlong(path: readonly string[]): void {
+    let node: unknown = this.doc;
+    for (let i = 0; i < path.length && typeof node === 'object' && node !== null; i++) {
+      this.depths.delete(node);
+      node = Array.isArray(node) ? node[Number(path[i])] : getOwn(node as Record<string, unknown>, path[i]!);
+    }
   }
 
   apply(op: Operation): void {
@@ -188,20 +217,6 @@ class Applier {
   }
 }
 
-/** Nesting depth of `value` (0 for a scalar), counted no further than `limit` (the answer is then `limit`). Iterative. */
-function depthOf(value: unknown, limit: number): number {
-  let deepest = 0;
-  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const v = next.value;
-    if (typeof v !== 'object' || v === null) continue;
-    const depth = next.depth + 1;
-    if (depth >= limit) return limit;
-    if (depth > deepest) deepest = depth;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) pending.push({ value: child, depth });
-  }
-  return deepest;
-}
 
 /** The length of `value` as JSON text, counted no further than `limit` (the answer is then at least `limit`). Iterative. */
 function jsonBytesUpTo(value: unknown, limit: number): number {

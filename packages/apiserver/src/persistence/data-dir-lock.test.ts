@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { DataDirLock, isDataDirLockedError, lockFileName } from './data-dir-lock.js';
+import { DataDirLock, DataDirLockFailedError, isDataDirLockedError, lockFileName } from './data-dir-lock.js';
 import { tempDirsForSuite } from '../temp-dirs.test-helper.js';
 import { waitFor } from '../testing/test-client.js';
 
@@ -92,5 +92,26 @@ describe('DataDirLock', () => {
     await writeFile(join(dir, lockFileName), foreign);
     await lock.release();
     assert.equal(await readFile(join(dir, lockFileName), 'utf8'), foreign);
+  });
+
+  test('a full disk while writing the lock is a one-line typed error, and no temporary file is left', async () => {
+    const dir = await tempDir();
+    // A disk that fills up half-way through the write: the file is created, then the write fails.
+    const fullDisk = {
+      async writeFile(path: string, content: string, options: { flag: 'wx' }): Promise<void> {
+        await writeFile(path, content.slice(0, 3), options);
+        throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC' });
+      },
+    };
+    await assert.rejects(DataDirLock.acquire(dir, fullDisk), (err: unknown) => {
+      assert.ok(err instanceof DataDirLockFailedError);
+      assert.equal(err.systemCode, 'ENOSPC');
+      assert.match(err.message, /^cannot lock data directory \/.*: no space left on device \(ENOSPC\)$/);
+      return true;
+    });
+    assert.deepEqual(await readdir(dir), [], 'no lock and no lock.<uuid> left behind');
+    // With space again, the lock is taken.
+    const lock = await DataDirLock.acquire(dir);
+    await lock.release();
   });
 });

@@ -43,6 +43,22 @@ export class DataDirLockedError extends KubeloopError {
   }
 }
 
+/**
+ * The lock could not be written at all (a full disk, a read-only directory): a one-line message
+ * naming the directory and the system's reason, not a stack. No temporary file is left behind.
+ */
+export class DataDirLockFailedError extends KubeloopError {
+  /** The system error code (`ENOSPC`, `EROFS`, `EACCES`...). */
+  readonly systemCode: string | undefined;
+
+  constructor(dir: string, cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+    const reason = code === 'ENOSPC' ? 'no space left on device' : code === 'EROFS' ? 'read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : String((cause as Error)?.message ?? cause);
+    super('DataDirLockFailedError', `cannot lock data directory ${dir}: ${reason}${code ? ` (${code})` : ''}`, { cause });
+    this.systemCode = code;
+  }
+}
+
 /** True for a {@link DataDirLockedError}, also from another copy of this package. */
 export function isDataDirLockedError(err: unknown): err is DataDirLockedError {
   return err instanceof Error && (err as { code?: unknown }).code === 'DataDirLockedError';
@@ -110,6 +126,11 @@ async function readIfExists(path: string): Promise<string | undefined> {
 }
 
 /** A held lock; {@link DataDirLock.release} it when the server stops. */
+/** How the lock writes its file: `node:fs/promises` (a test injects a disk that fails). */
+export interface LockWrites {
+  writeFile(path: string, content: string, options: { flag: 'wx' }): Promise<void>;
+}
+
 export class DataDirLock {
   #released = false;
 
@@ -125,7 +146,7 @@ export class DataDirLock {
    *
    * @throws {@link DataDirLockedError} when another live server holds it.
    */
-  static async acquire(dir: string): Promise<DataDirLock> {
+  static async acquire(dir: string, io: LockWrites = { writeFile }): Promise<DataDirLock> {
     await mkdir(dir, { recursive: true });
     const key = await realpath(dir);
     const path = join(key, lockFileName);
@@ -133,8 +154,8 @@ export class DataDirLock {
     const owner: LockOwner = { pid: process.pid, hostname: hostname(), token: randomUUID() };
     const content = formatOwner(owner);
     const temporary = `${path}.${owner.token}`;
-    await writeFile(temporary, content, { flag: 'wx' });
     try {
+      await io.writeFile(temporary, content, { flag: 'wx' });
       // A few rounds: each either takes the lock, finds a live holder, or removes a stale one.
       for (let attempt = 0; attempt < 5; attempt++) {
         try {
@@ -151,7 +172,11 @@ export class DataDirLock {
         await breakStaleLock(path, existing);
       }
       throw new DataDirLockedError(path, parseOwner((await readIfExists(path)) ?? ''));
+    } catch (err) {
+      if (err instanceof DataDirLockedError) throw err;
+      throw new DataDirLockFailedError(key, err);
     } finally {
+      // Also after a write that failed half-way (a full disk): the temporary file never stays.
       await rm(temporary, { force: true });
     }
   }

@@ -6,4 +6,4 @@ export { encodeRecord, decodeRecords, findIntactRecordsAfter } from './wal-recor
 export type { IntactTail } from './wal-record-codec.js';
 export { nodeFileSystem } from './wal-file-system.js';
 export type { WalFile, WalFileSystem } from './wal-file-system.js';
-export { DataDirLock, DataDirLockedError, isDataDirLockedError, lockFileName } from './data-dir-lock.js';
+export { DataDirLock, DataDirLockFailedError, DataDirLockedError, isDataDirLockedError, lockFileName } from './data-dir-lock.js';

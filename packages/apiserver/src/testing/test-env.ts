@@ -3,7 +3,8 @@
  * a real API server over HTTP on 127.0.0.1 with the operator's CRDs installed and served, a
  * kubeconfig file for it, typed clients, the server's fault injection, and `stop()`.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { writeOwnerOnly } from '../owner-only-file.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, HttpTransport, NamespaceKind, ensureCrd } from '@kubeloop/resource';
@@ -124,7 +125,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
   try {
     dir = await mkdtemp(join(tmpdir(), 'kubeloop-test-env-'));
     const kubeconfigPath = join(dir, 'kubeconfig');
-    await writeFile(kubeconfigPath, server.kubeconfig, 'utf8');
+    await writeOwnerOnly(kubeconfigPath, server.kubeconfig);
     for (const crd of options.crds ?? []) await ensureCrd(transport, crd);
     const namespaces = new Client(NamespaceKind, transport);
     for (const name of options.namespaces ?? []) await namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
