@@ -39,6 +39,7 @@ import { RequestHandler, statusBody } from './http/request-handler.js';
 import { ResourceRegistry } from './types/resource-registry.js';
 import { storeKeyOf } from './types/resource-type.js';
 import { WatchHub } from './watch/watch-hub.js';
+import type { ShardCounterValues } from './watch/shard-counters.js';
 import { resolveSimulation } from './simulation/simulate-options.js';
 import type { SimulateOptions } from './simulation/simulate-options.js';
 import { Simulation } from './simulation/simulation.js';
@@ -122,6 +123,14 @@ export interface ApiServerOptions {
   /** Receives diagnostic lines (log corruption found at start, a repair, a failed compaction, unexpected handler errors). Default: discard. */
   logger?: (line: string) => void;
   /**
+   * Serve KEP-5866 sharded list and watch: the `shardSelector` parameter of LIST, WATCH and
+   * DELETE of a collection, echoed in the list's `metadata.shardInfo`. `false` behaves as a
+   * server without the feature (kube-apiserver with the `ShardedListAndWatch` gate off, or older):
+   * the parameter is ignored and no `shardInfo` is sent, so clients' fallback can be tested.
+   * Default true.
+   */
+  shardedListAndWatch?: boolean;
+  /**
    * Serve HTTPS with a self-signed CA and serving certificate made at start (for 127.0.0.1,
    * localhost, `host` and `allowedHosts`); the kubeconfig carries the CA. Default false (plain HTTP).
    */
@@ -180,6 +189,8 @@ export interface ApiServerConnectionStats extends ConnectionStats {
   readonly refusedWatches: number;
   /** Requests whose clients went away before the server read them (an upload cut mid-body). */
   readonly abortedRequests: number;
+  /** KEP-5866 counters with kube-apiserver's metric names (this server has no `/metrics`). */
+  readonly shardCounters: ShardCounterValues;
 }
 
 const defaultMaxBodyBytes = 3 * 1024 * 1024;
@@ -362,6 +373,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     scheme: options.tls ? 'https' : 'http',
     serverAddress: () => address,
     logger,
+    listFeatures: { shardedListAndWatch: options.shardedListAndWatch ?? true },
   });
   const tokenCheck = options.token !== undefined ? new BearerTokenCheck(options.token) : undefined;
   const guard = new ConnectionGuard({ maxConnections, writeTimeoutMs, logger });
@@ -423,7 +435,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     writeKubeconfig: (path) => writeOwnerOnly(path, kubeconfig),
     resourceVersion: () => String(store.resourceVersion),
     simulation: simulation && { controllers: simulation.controllers.map((controller) => controller.name), whenIdle: () => simulation.whenIdle() },
-    connectionStats: () => ({ ...guard.stats(), watches: hub.size, refusedWatches: handler.refusedWatches, abortedRequests: handler.aborted.count }),
+    connectionStats: () => ({ ...guard.stats(), watches: hub.size, refusedWatches: handler.refusedWatches, abortedRequests: handler.aborted.count, shardCounters: hub.shardCounters.values() }),
     stop() {
       stopping ??= (async () => {
         hub.stop();

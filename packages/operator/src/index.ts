@@ -134,6 +134,8 @@ export type {
 } from './informer/kubernetes-based-informer.js';
 export { KubernetesBasedInformer, WatchInactivityError, stripManagedFields, chainInformerErrorHandler } from './informer/kubernetes-based-informer.js';
 export { EmptyLabelFilters, labelSelectorFromFilters } from './informer/label-filters.js';
+export type { InformerShard } from './informer/informer-shard.js';
+export { INITIAL_EVENTS_LIST_BLUEPRINT_ANNOTATION, blueprintShardInfo } from './informer/informer-shard.js';
 export type { SimpleWatcherFuncs } from './handlers/simple-watcher.js';
 export { SimpleWatcher } from './handlers/simple-watcher.js';
 export type { ReconcileFunc } from './handlers/simple-reconciler.js';

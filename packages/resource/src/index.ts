@@ -106,6 +106,9 @@ export { LabelSelector, parseLabelSelector } from './selector/label-selector.js'
 export type { FieldRequirement, FieldSelectorParseOptions } from './selector/field-selector.js';
 export { FieldSelector, parseFieldSelector, escapeFieldValue, defaultSelectableFields } from './selector/field-selector.js';
 export { qualifiedNameProblem, labelValueProblem, isValidLabelKey, isValidLabelValue } from './selector/label-validation.js';
+export type { ShardField, ShardRange, ShardedObject } from './selector/shard-selector.js';
+export { ShardSelector, shardRange, shardRanges, equalShardRange, splitShardSpace } from './selector/shard-selector.js';
+export { shardHash, shardHashSpaceEnd, formatShardBound } from './selector/shard-hash.js';
 
 // --- client and watch (owned by the resource-client work) ---
 export type {

@@ -61,6 +61,8 @@ export interface ListMeta {
   resourceVersion?: string;
   continue?: string;
   remainingItemCount?: number;
+  /** KEP-5866: the shard selector the server applied (absent: the list is not sharded, whatever was asked). */
+  shardInfo?: { selector: string };
 }
 
 /** A list response: `items` is always an array (never null) after decoding. */

@@ -5,7 +5,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer } from '@kubeloop/apiserver';
-import type { ApiServer } from '@kubeloop/apiserver';
+import type { ApiServer, ApiServerOptions } from '@kubeloop/apiserver';
 import { Client, HttpTransport, NamespaceKind } from '@kubeloop/resource';
 
 /** A running embedded API server, its kubeconfig loaded, and the transports made from it. */
@@ -25,9 +25,9 @@ export class KubeconfigServer {
     this.transport = this.newTransport();
   }
 
-  /** Starts an in-memory server on 127.0.0.1 and a free port. */
-  static async start(): Promise<KubeconfigServer> {
-    return new KubeconfigServer(await startApiServer());
+  /** Starts an in-memory server on 127.0.0.1 and a free port, with `options` (default: the server's defaults). */
+  static async start(options?: ApiServerOptions): Promise<KubeconfigServer> {
+    return new KubeconfigServer(await startApiServer(options));
   }
 
   /** One more transport with its own connections (a second client, e.g. a writer beside an informer); {@link stop} closes it. */

@@ -3,7 +3,7 @@
  * rules (`ValidateListOptions`: 422 `ListOptions.meta.k8s.io "" is invalid: ...`) and errors
  * (400 for selectors and resource versions that do not parse).
  */
-import { FieldSelector, LabelSelector, isSelectorError } from '@kubeloop/resource';
+import { FieldSelector, LabelSelector, ShardSelector, isSelectorError } from '@kubeloop/resource';
 import { decodeContinueToken } from '../storage/continue-token.js';
 import { queryBool } from './query-bool.js';
 import type { ContinueToken } from '../storage/continue-token.js';
@@ -27,6 +27,14 @@ export interface ListOptions {
   readonly allowWatchBookmarks: boolean;
   readonly timeoutSeconds: number | undefined;
   readonly sendInitialEvents: boolean | undefined;
+  /** KEP-5866 `shardSelector`; undefined when absent or when the server runs without `shardedListAndWatch`. */
+  readonly shardSelector?: ShardSelector | undefined;
+}
+
+/** Server features that change how list and watch parameters are read. */
+export interface ListFeatures {
+  /** Read `shardSelector` (KEP-5866); false: ignore it, as a server without the feature does. */
+  readonly shardedListAndWatch: boolean;
 }
 
 
@@ -80,8 +88,19 @@ function parseLabelSelector(text: string): LabelSelector | undefined {
   }
 }
 
+/** The `shardSelector` parameter: undefined when absent or empty (as kube-apiserver, which parses only a non-empty one); 400 when malformed. */
+function parseShardSelector(text: string | null): ShardSelector | undefined {
+  if (text === null || text === '') return undefined;
+  try {
+    return ShardSelector.parse(text);
+  } catch (err) {
+    if (isSelectorError(err)) throw badRequest(err.message);
+    throw err;
+  }
+}
+
 /** Parses and validates the list/watch parameters of a request for `type`. */
-export function parseListOptions(type: ResourceType, params: URLSearchParams): ListOptions {
+export function parseListOptions(type: ResourceType, params: URLSearchParams, features: ListFeatures = { shardedListAndWatch: true }): ListOptions {
   const watch = queryBool(params, 'watch') ?? false;
   const resourceVersionText = params.get('resourceVersion') ?? '';
   const matchText = params.get('resourceVersionMatch') ?? '';
@@ -143,5 +162,6 @@ export function parseListOptions(type: ResourceType, params: URLSearchParams): L
     allowWatchBookmarks: queryBool(params, 'allowWatchBookmarks') ?? false,
     timeoutSeconds,
     sendInitialEvents,
+    shardSelector: features.shardedListAndWatch ? parseShardSelector(params.get('shardSelector')) : undefined,
   };
 }

@@ -15,6 +15,7 @@ import { containerSubresourceError, isContainerSubresource } from './container-s
 import type { FaultInjector, FaultVerb } from './faults.js';
 import { jsonListPieces, sendJsonPieces, sendJsonText } from './json-pieces.js';
 import { parseListOptions } from './list-options.js';
+import type { ListFeatures } from './list-options.js';
 import type { CollectionTarget, ObjectTarget } from '../objects/object-context.js';
 import type { ObjectService } from '../objects/object-service.js';
 import { runPatch } from '../objects/patch-object.js';
@@ -58,6 +59,8 @@ export interface RequestHandlerDeps {
   /** `host:port` for `/api`'s serverAddressByClientCIDRs. */
   readonly serverAddress: () => string;
   readonly logger: (line: string) => void;
+  /** Whether `shardSelector` (KEP-5866) is read (see `ApiServerOptions.shardedListAndWatch`). */
+  readonly listFeatures: ListFeatures;
 }
 
 /** `items` mapped by `fn` one at a time, as they are taken. */
@@ -223,7 +226,7 @@ export class RequestHandler {
         return sendJsonText(res, 200, singleObjectTableJson(format, stored.object, () => this.#objectJson(type, version, stored), true, Date.now()));
       }
       case 'list': {
-        const opts = parseListOptions(type, params);
+        const opts = parseListOptions(type, params, this.#deps.listFeatures);
         const metadata = partialMetadataRequestOf(req.headers.accept, 'list');
         const table = metadata ? undefined : tableRequestOf(req.headers.accept, params);
         // The page is chosen now (a consistent snapshot of immutable objects); its JSON is made as the client reads.
@@ -244,7 +247,7 @@ export class RequestHandler {
         }
         const metadata = partialMetadataRequestOf(req.headers.accept, 'watch');
         const table = metadata ? undefined : tableRequestOf(req.headers.accept, params);
-        const opts = parseListOptions(type, params);
+        const opts = parseListOptions(type, params, this.#deps.listFeatures);
         serveWatch(this.#deps, collection, { options: { ...opts, watch: true }, table, metadata }, res);
         return;
       }
@@ -281,7 +284,7 @@ export class RequestHandler {
     const request = deleteRequestOf(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), params, dryRunQuery);
     const { service } = this.#deps;
     if (name === undefined) {
-      const opts = parseListOptions(type, params);
+      const opts = parseListOptions(type, params, this.#deps.listFeatures);
       return sendJsonText(res, 200, await service.deleteCollection(target, opts, { dryRun: request.dryRun, propagationPolicy: request.propagationPolicy, gracePeriodSeconds: request.gracePeriodSeconds }));
     }
     const result = await service.delete({ ...target, name }, request);

@@ -142,6 +142,7 @@ export function deleteCollection(ctx: ObjectContext, target: CollectionTarget, o
       if (namespace !== undefined && obj.metadata.namespace !== namespace) return false;
       if (opts.labelSelector && !opts.labelSelector.matches(obj.metadata.labels)) return false;
       if (opts.fieldSelector && !opts.fieldSelector.matchesObject(obj)) return false;
+      if (opts.shardSelector && !opts.shardSelector.matches(obj)) return false;
       return !(type === namespaceType && immortalNamespaces.includes(obj.metadata.name));
     });
     const apiVersion = apiVersionOf(type, version);

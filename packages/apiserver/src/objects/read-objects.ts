@@ -5,7 +5,7 @@ import type { ListOptions } from '../http/list-options.js';
 import { snapshotAt } from '../storage/list-snapshot.js';
 import { storeKeyOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
-import { expired, notFound, resourceVersionTooLarge, tooOldResourceVersion } from '../http/status-error.js';
+import { badRequest, expired, notFound, resourceVersionTooLarge, tooOldResourceVersion } from '../http/status-error.js';
 import { objectKeyOf } from './object-context.js';
 import type { ObjectContext } from './object-context.js';
 
@@ -52,6 +52,10 @@ export function listPage(ctx: ObjectContext, type: ResourceType, namespace: stri
   const token = opts.continueToken;
   // Only tokens this server issued: their resourceVersion is one it has reached.
   if (token && token.rv > current) throw invalidContinueToken('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  const shardSelector = opts.shardSelector;
+  const shard = shardSelector?.toString();
+  // The token carries the first page's shard: a later page of another shard (or none) would mix two result sets.
+  if (token && token.shard !== shard) throw badRequest(shardMismatch(token.shard, shard));
   const listRv = token ? token.rv : (exactRv ?? current);
   // Later pages (and exact reads of an older state) see the objects as they were at listRv.
   const snapshot = snapshotAt(ctx.store, storeKey, listRv);
@@ -63,7 +67,7 @@ export function listPage(ctx: ObjectContext, type: ResourceType, namespace: stri
   const prefix = namespace !== undefined ? `${namespace}/` : undefined;
   let i = token ? lowerBound(keys, token.start) : prefix ? lowerBound(keys, prefix) : 0;
   if (prefix && token && token.start < prefix) i = lowerBound(keys, prefix);
-  const filtered = opts.labelSelector !== undefined || opts.fieldSelector !== undefined;
+  const filtered = opts.labelSelector !== undefined || opts.fieldSelector !== undefined || shardSelector !== undefined;
   const items: StoredObject[] = [];
   let lastKey: string | undefined;
   let more = false;
@@ -76,6 +80,7 @@ export function listPage(ctx: ObjectContext, type: ResourceType, namespace: stri
       const obj = stored.object;
       if (opts.labelSelector && !opts.labelSelector.matches(obj.metadata.labels)) continue;
       if (opts.fieldSelector && !opts.fieldSelector.matchesObject(obj)) continue;
+      if (shardSelector && !shardSelector.matches(obj)) continue;
     }
     if (opts.limit !== undefined && items.length >= opts.limit) {
       more = true;
@@ -86,11 +91,19 @@ export function listPage(ctx: ObjectContext, type: ResourceType, namespace: stri
   }
   const metadata: Record<string, unknown> = { resourceVersion: String(listRv) };
   if (more && lastKey !== undefined) {
-    metadata.continue = encodeContinueToken({ rv: listRv, start: `${lastKey}\u0000` });
+    metadata.continue = encodeContinueToken({ rv: listRv, start: `${lastKey}\u0000`, shard });
     if (!filtered) {
       const end = prefix ? lowerBound(keys, `${prefix.slice(0, -1)}0`) : keys.length;
       metadata.remainingItemCount = end - i;
     }
   }
+  // KEP-5866: the applied selector, echoed so that a client can tell a filtered list from a full one.
+  if (shard !== undefined) metadata.shardInfo = { selector: shard };
   return { items, metadata };
+}
+
+/** The 400 for a continue token of another shard than the request's. */
+function shardMismatch(tokenShard: string | undefined, requested: string | undefined): string {
+  const name = (shard: string | undefined): string => (shard === undefined ? 'no shardSelector' : `shardSelector ${JSON.stringify(shard)}`);
+  return `invalid continue token: it continues a list with ${name(tokenShard)}, but this request has ${name(requested)}; send the first page's shardSelector with every page`;
 }

@@ -11,11 +11,18 @@ export interface ContinueToken {
   readonly rv: number;
   /** Items with keys at or after this are returned next. */
   readonly start: string;
+  /**
+   * The canonical `shardSelector` of the first page (KEP-5866), when it had one: a later page must
+   * ask for the same shard, else its items would mix two shards under one snapshot.
+   */
+  readonly shard?: string | undefined;
 }
 
 /** Encodes a token. */
 export function encodeContinueToken(token: ContinueToken): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: token.rv, start: token.start }), 'utf8').toString('base64url');
+  const fields: Record<string, unknown> = { v: 'meta.k8s.io/v1', rv: token.rv, start: token.start };
+  if (token.shard !== undefined) fields.shard = token.shard;
+  return Buffer.from(JSON.stringify(fields), 'utf8').toString('base64url');
 }
 
 /**
@@ -44,10 +51,11 @@ export function decodeContinueToken(text: string): ContinueToken {
   if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) {
     throw invalidContinueToken(`json: cannot unmarshal ${jsonKind(parsed)} into Go value of type storage.continueToken`);
   }
-  const t = (parsed ?? {}) as { v?: unknown; rv?: unknown; start?: unknown };
+  const t = (parsed ?? {}) as { v?: unknown; rv?: unknown; start?: unknown; shard?: unknown };
   if (t.v !== 'meta.k8s.io/v1') throw invalidContinueToken('server does not recognize this encoded version');
   // A forged rv (1e300, beyond 2^53-1) would be echoed as the list's resourceVersion: refuse it.
   if (typeof t.rv !== 'number' || !Number.isSafeInteger(t.rv) || t.rv < 0) throw invalidContinueToken('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   if (typeof t.start !== 'string' || t.start === '') throw invalidContinueToken('encoded start key empty (version meta.k8s.io/v1)');
-  return { rv: t.rv, start: t.start };
+  if (t.shard !== undefined && typeof t.shard !== 'string') throw invalidContinueToken('encoded shard selector is not a string');
+  return { rv: t.rv, start: t.start, ...(typeof t.shard === 'string' && { shard: t.shard }) };
 }

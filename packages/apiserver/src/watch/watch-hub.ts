@@ -4,6 +4,7 @@
  */
 import type { ChangeEvent } from '../storage/change-event.js';
 import type { WatchStream } from './watch-stream.js';
+import { ShardCounters } from './shard-counters.js';
 
 /** How long a watch that asked for bookmarks may stay silent before it gets one. */
 const bookmarkIdleMs = 1000;
@@ -16,6 +17,8 @@ export class WatchHub {
   #timer: NodeJS.Timeout | undefined;
   /** Bytes a watcher may have queued and unsent before it is ended as too slow (see `watch-stream.ts`). */
   readonly maxBufferedBytes: number | undefined;
+  /** KEP-5866 counters of every watch (see `shard-counters.ts`). */
+  readonly shardCounters = new ShardCounters();
 
   /**
    * @param currentRv the resourceVersion every watcher has been offered all changes up to.

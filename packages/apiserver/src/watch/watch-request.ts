@@ -44,10 +44,30 @@ export interface WatchSource {
   readonly hub: WatchHub;
 }
 
+/**
+ * Annotation of the initial-events-end bookmark holding an empty list of the watched kind as base64
+ * JSON, whose metadata carries what a LIST's would (kube-apiserver's `metav1.InitialEventsListBlueprintAnnotationKey`).
+ */
+export const initialEventsListBlueprintAnnotation = 'kubernetes.io/initial-events-list-blueprint';
+
+/**
+ * The annotations of the bookmark that ends a streaming list's initial events. A sharded watch
+ * also gets the list blueprint with `metadata.shardInfo`, its initial sync's counterpart of a
+ * LIST's `metadata.shardInfo` (KEP-5866: "initial sync of a WATCH").
+ */
+function initialEventsEndAnnotations(listKind: string, apiVersion: string, shard: string | undefined): Record<string, string> {
+  const annotations: Record<string, string> = { [initialEventsEndAnnotation]: 'true' };
+  if (shard !== undefined) {
+    const blueprint = { kind: listKind, apiVersion, metadata: { shardInfo: { selector: shard } }, items: null };
+    annotations[initialEventsListBlueprintAnnotation] = Buffer.from(JSON.stringify(blueprint), 'utf8').toString('base64');
+  }
+  return annotations;
+}
+
 /** ADDED for each object, then (for a streaming list) the bookmark that ends the initial events. */
-function* initialEventItems(objects: readonly StoredObject[], endBookmarkRv: number | undefined): Generator<CatchUpItem> {
+function* initialEventItems(objects: readonly StoredObject[], end: { rv: number; annotations: Record<string, string> } | undefined): Generator<CatchUpItem> {
   for (const existing of objects) yield { existing };
-  if (endBookmarkRv !== undefined) yield { bookmark: endBookmarkRv, annotations: { [initialEventsEndAnnotation]: 'true' } };
+  if (end !== undefined) yield { bookmark: end.rv, annotations: end.annotations };
 }
 
 function* changeItems(changes: Iterable<ChangeEvent>): Generator<CatchUpItem> {
@@ -76,6 +96,8 @@ export function serveWatch(source: WatchSource, target: CollectionTarget, reques
     namespace,
     labelSelector: opts.labelSelector,
     fieldSelector: opts.fieldSelector,
+    shardSelector: opts.shardSelector,
+    onShardFiltered: opts.shardSelector === undefined ? undefined : () => hub.shardCounters.filteredEvents++,
     sinceRv: initialEvents || fromNow ? current : (requested ?? current),
     bookmarks: opts.allowWatchBookmarks,
     table: table ? tableFormat(table, type.tablePrinter(version)) : undefined,
@@ -86,7 +108,8 @@ export function serveWatch(source: WatchSource, target: CollectionTarget, reques
   let catchUp: Iterable<CatchUpItem> = [];
   if (initialEvents) {
     // The objects as of `current` (stored objects are immutable): sent as the client reads them.
-    catchUp = initialEventItems([...store.values(storeKey)], opts.sendInitialEvents === true ? current : undefined);
+    const end = opts.sendInitialEvents === true ? { rv: current, annotations: initialEventsEndAnnotations(type.listKind, apiVersionOf(type, version), opts.shardSelector?.toString()) } : undefined;
+    catchUp = initialEventItems([...store.values(storeKey)], end);
   } else if (!fromNow) {
     const history = store.history(storeKey);
     const backlog = history.after(requested ?? 0);
@@ -98,6 +121,7 @@ export function serveWatch(source: WatchSource, target: CollectionTarget, reques
     catchUp = changeItems(backlog);
   }
   hub.add(stream);
+  if (opts.shardSelector !== undefined) hub.shardCounters.watchShards++;
   stream.catchUp(catchUp);
 
   if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0) {

@@ -21,7 +21,7 @@
  * nothing at all is cut by the server's write timeout (`connection-guard.ts`).
  */
 import type { ServerResponse } from 'node:http';
-import type { FieldSelector, KubeObject, LabelSelector } from '@kubeloop/resource';
+import type { FieldSelector, KubeObject, LabelSelector, ShardSelector } from '@kubeloop/resource';
 import { eventLine, jsonAtApiVersion } from '../storage/change-event.js';
 import type { ChangeEvent, ChangeType, StoredObject } from '../storage/change-event.js';
 import { partialObjectMetadataJson } from '../objects/partial-object-metadata.js';
@@ -68,6 +68,10 @@ export interface WatchStreamOptions {
   readonly namespace: string | undefined;
   readonly labelSelector: LabelSelector | undefined;
   readonly fieldSelector: FieldSelector | undefined;
+  /** KEP-5866: only objects whose field hashes into one of these ranges. Default: every object. */
+  readonly shardSelector?: ShardSelector | undefined;
+  /** Called for each event not sent because its object is outside `shardSelector` (`apiserver_watch_filtered_events_total`). Default: none. */
+  readonly onShardFiltered?: (() => void) | undefined;
   /** Changes at or before this resourceVersion are not sent (the client has them). */
   readonly sinceRv: number;
   /** The client asked for BOOKMARK events. */
@@ -115,7 +119,7 @@ export class WatchStream {
   constructor(res: ServerResponse, options: WatchStreamOptions) {
     this.#res = res;
     this.options = options;
-    this.#filtered = options.namespace !== undefined || options.labelSelector !== undefined || options.fieldSelector !== undefined;
+    this.#filtered = options.namespace !== undefined || options.labelSelector !== undefined || options.fieldSelector !== undefined || options.shardSelector !== undefined;
     this.#maxBufferedBytes = options.maxBufferedBytes ?? defaultMaxWatchBufferBytes;
     this.#limit = this.#maxBufferedBytes;
     // In Node 20 the response's 'close' is what reliably reports a client going away. It is emitted
@@ -189,7 +193,7 @@ export class WatchStream {
   #queueCatchUp(item: CatchUpItem): void {
     if ('existing' in item) {
       const stored = item.existing;
-      if (this.matches(stored.object)) this.#queue(eventLine('ADDED', this.#objectJson(stored.object, () => jsonAtApiVersion(stored, this.options.apiVersion))));
+      if (this.#inShard(stored.object) && this.#matchesSelectors(stored.object)) this.#queue(eventLine('ADDED', this.#objectJson(stored.object, () => jsonAtApiVersion(stored, this.options.apiVersion))));
     } else if ('change' in item) {
       const line = this.#lineFor(item.change);
       if (line) this.#queue(line);
@@ -242,11 +246,28 @@ export class WatchStream {
 
   /** True when the object is selected by this watch. */
   matches(obj: KubeObject): boolean {
+    const shardSelector = this.options.shardSelector;
+    return this.#matchesSelectors(obj) && (shardSelector === undefined || shardSelector.matches(obj));
+  }
+
+  /** The namespace, label and field selectors (not the shard). */
+  #matchesSelectors(obj: KubeObject): boolean {
     const { namespace, labelSelector, fieldSelector } = this.options;
     if (namespace !== undefined && obj.metadata.namespace !== namespace) return false;
     if (labelSelector && !labelSelector.matches(obj.metadata.labels)) return false;
     if (fieldSelector && !fieldSelector.matchesObject(obj)) return false;
     return true;
+  }
+
+  /**
+   * False, counted, when the object is outside this watch's shard. Tested once per event: the
+   * hashed fields (uid, namespace) never change, so an object never moves in or out of a shard.
+   */
+  #inShard(obj: KubeObject): boolean {
+    const shardSelector = this.options.shardSelector;
+    if (shardSelector === undefined || shardSelector.matches(obj)) return true;
+    this.options.onShardFiltered?.();
+    return false;
   }
 
   /** Delivers a live change if this watcher should see it. */
@@ -267,8 +288,9 @@ export class WatchStream {
       if (this.options.table) return event.lineAs(event.type, apiVersion, this.options.table, this.#takeTableHeaders());
       return apiVersion === event.current.object.apiVersion ? event.line() : event.lineAs(event.type, apiVersion);
     }
-    const now = event.type !== 'DELETED' && this.matches(event.current.object);
-    const before = event.previous !== undefined && this.matches(event.previous.object);
+    if (!this.#inShard(event.current.object)) return undefined;
+    const now = event.type !== 'DELETED' && this.#matchesSelectors(event.current.object);
+    const before = event.previous !== undefined && this.#matchesSelectors(event.previous.object);
     let type: ChangeType;
     if (event.type === 'DELETED') {
       if (!before) return undefined;

@@ -31,6 +31,8 @@ import type { BoundInformerMetrics, InformerMetrics, InformerRestartReason } fro
 import { SpanNames, endSpan, getTracer, runInSpan, startObjectSpan, tracingEnabled } from '../observability/tracing.js';
 import type { ListWatchClient } from './list-watch-client.js';
 import { readInitialEvents } from './streaming-list.js';
+import { ShardFilter, blueprintShardInfo } from './informer-shard.js';
+import type { InformerShard } from './informer-shard.js';
 import type { HandlerContext, ResourceWatcher } from '../handlers/resource-watcher.js';
 
 /** Where an informer error happened. */
@@ -110,6 +112,15 @@ export interface KubernetesBasedInformerOptions<T extends KubeObject = KubeObjec
   logger?: Logger;
   /** Uniform random numbers in [0, 1) for the watch timeout spread. Default: `Math.random`. */
   random?: () => number;
+  /**
+   * KEP-5866 shard: only objects whose `metadata.uid` (or namespace) hashes into these ranges, e.g.
+   * `[equalShardRange(i, 3)]` (replica i of 3) or a `ShardSelector`. Sent as `shardSelector` with every list
+   * and watch (a server with `ShardedListAndWatch` sends only the shard), and applied on the client
+   * to every listed object and event, so that a server without the feature (no `shardInfo` echoed;
+   * said once in the log and in `informer_shard_client_filtering`) gives the same result. Ranges on
+   * different fields, or none, throw an `InvalidArgumentError`. Default: unset (every object).
+   */
+  shard?: InformerShard;
 }
 
 /** A watch that went silent for longer than the inactivity timeout. */
@@ -211,6 +222,8 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
   private readonly random: () => number;
   private readonly deps: TransitionDeps;
   private readonly outage: OutageLog;
+  /** The shard, when the informer has one (see `informer-shard.ts`). */
+  private readonly shard: ShardFilter | undefined;
 
   private readonly cache = new InformerStore<T>();
   private readonly handlers: ResourceWatcher<T>[] = [];
@@ -260,6 +273,10 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     this.random = options.random ?? Math.random;
     const warnAfterMs = this.deps.backoff.maxMs ?? DEFAULT_BACKOFF_CAP_MS;
     this.outage = new OutageLog(this.logger, warnAfterMs, { component: 'KubernetesBasedInformer', kind: kind.kind, namespace });
+    this.shard =
+      options.shard === undefined
+        ? undefined
+        : new ShardFilter(options.shard, { logger: this.logger, metrics: () => this.metrics, attributes: { component: 'KubernetesBasedInformer', kind: kind.kind, namespace } });
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1) throw new InvalidArgumentError('pageSize must be an integer >= 1');
     if (!(this.watchTimeoutSeconds >= 1)) throw new InvalidArgumentError('watchTimeoutSeconds must be >= 1');
     if (!(this.inactivityTimeoutMs >= 0)) throw new InvalidArgumentError('inactivityTimeoutMs must be >= 0');
@@ -410,11 +427,15 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         fieldSelector: this.fieldSelector,
         limit: this.pageSize,
         continue: state.continueToken,
+        shardSelector: this.shard?.selector,
         signal,
       });
       const { apiVersion, kind } = this.kind;
       const transform = this.transform;
+      const shard = this.shard;
+      shard?.observeEcho(list.metadata.shardInfo);
       for (const item of list.items) {
+        if (shard !== undefined && !shard.keeps(item)) continue;
         if (!item.apiVersion) item.apiVersion = apiVersion;
         if (!item.kind) item.kind = kind;
         const object = transform ? transform(item) : item;
@@ -445,10 +466,12 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         timeoutSeconds: Math.floor(this.watchTimeoutSeconds * (1 + this.random())),
         labelSelector: this.labelSelector,
         fieldSelector: this.fieldSelector,
+        shardSelector: this.shard?.selector,
         signal,
       });
       this.outage.resumed(this.clock.now());
       this.metrics?.watchConnected();
+      const shard = this.shard;
       const { apiVersion, kind } = this.kind;
       const transform = this.transform;
       const prepare = (item: T): T => {
@@ -457,8 +480,11 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         return transform ? transform(item) : item;
       };
       const resourceVersion = await readInitialEvents(watch, {
-        put: (item) => buffer.add(prepare(item)),
+        put: (item) => {
+          if (shard === undefined || shard.keeps(item)) buffer.add(prepare(item));
+        },
         remove: (item) => buffer.remove(item.metadata.namespace ?? '', item.metadata.name),
+        end: (bookmark) => shard?.observeEcho(blueprintShardInfo(bookmark)),
       });
       endSpan(span);
       return { type: 'streamEnded', resourceVersion };
@@ -519,6 +545,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         timeoutSeconds: Math.floor(this.watchTimeoutSeconds * (1 + this.random())),
         labelSelector: this.labelSelector,
         fieldSelector: this.fieldSelector,
+        shardSelector: this.shard?.selector,
         signal,
       });
     } catch (error) {
@@ -555,6 +582,7 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
     let failure: unknown;
     const transform = this.transform;
     const metrics = this.metrics;
+    const shard = this.shard;
     try {
       for await (const event of watch) {
         if (event.type === 'ERROR') {
@@ -563,7 +591,8 @@ export class KubernetesBasedInformer<T extends KubeObject = KubeObject> extends 
         }
         events++;
         if (metrics !== undefined) metrics.eventReceived(this.clock.now());
-        if (event.type === 'BOOKMARK') {
+        // Another shard's object (a server without the feature): its resourceVersion still counts as seen.
+        if (event.type === 'BOOKMARK' || (shard !== undefined && !shard.keeps(event.object))) {
           this.rv = event.object.metadata.resourceVersion || this.rv;
           continue;
         }

@@ -23,6 +23,8 @@ export interface InitialEventsSink<T extends KubeObject> {
   put(object: T): void;
   /** An object gone before the end of the initial events (DELETED). */
   remove(object: T): void;
+  /** The end bookmark itself (its annotations may carry the list's metadata). Default: not told. */
+  end?(bookmark: T): void;
 }
 
 /**
@@ -36,7 +38,10 @@ export async function readInitialEvents<T extends KubeObject>(watch: WatchRespon
     if (event.type === 'ERROR') throw event.error;
     events++;
     if (event.type === 'BOOKMARK') {
-      if (event.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') return event.object.metadata.resourceVersion ?? '';
+      if (event.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
+        sink.end?.(event.object);
+        return event.object.metadata.resourceVersion ?? '';
+      }
     } else if (event.type === 'DELETED') {
       sink.remove(event.object);
     } else {

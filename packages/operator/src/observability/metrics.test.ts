@@ -143,6 +143,8 @@ describe('InformerMetrics', () => {
       'inf_informer_restarts_total',
       'inf_informer_backoff_seconds',
       'inf_informer_last_event_timestamp_seconds',
+      'inf_informer_shard_client_filtering',
+      'inf_informer_shard_filtered_events_total',
     ]);
   });
 

@@ -499,6 +499,10 @@ export interface BoundInformerMetrics {
   backingOff(delayMs: number): void;
   /** A watch event or bookmark arrived at `atMs` (epoch milliseconds). Called per event: only stores a number. */
   eventReceived(atMs: number): void;
+  /** KEP-5866: whether the informer's shard is filtered on the client (the server did not echo `shardInfo`). Optional for other implementations. */
+  shardClientFiltering?(onClient: boolean): void;
+  /** KEP-5866: `count` listed objects or watch events dropped on the client as outside the informer's shard. Optional for other implementations. */
+  shardFilteredOnClient?(count: number): void;
 }
 
 /**
@@ -506,7 +510,9 @@ export interface BoundInformerMetrics {
  * `informer_watch_connects_total`, `informer_relists_total`, `informer_last_sync_timestamp_seconds`,
  * `informer_decode_errors_total`, `informer_restarts_total{reason}` (see {@link InformerRestartReason}),
  * `informer_backoff_seconds` (the wait before the next request, 0 when none) and
- * `informer_last_event_timestamp_seconds` (the last watch event or bookmark; alert on `time() - it`).
+ * `informer_last_event_timestamp_seconds` (the last watch event or bookmark; alert on `time() - it`),
+ * and for sharded informers `informer_shard_client_filtering` (1 while the server ignores the shard
+ * selector and the informer filters on the client) and `informer_shard_filtered_events_total`.
  */
 export class InformerMetrics {
   readonly watchConnectsTotal: Counter<'kind'>;
@@ -516,6 +522,8 @@ export class InformerMetrics {
   readonly restartsTotal: Counter<'kind' | 'reason'>;
   readonly backoffSeconds: Gauge<'kind'>;
   readonly lastEventTimestamp: Gauge<'kind'>;
+  readonly shardClientFiltering: Gauge<'kind'>;
+  readonly shardFilteredEventsTotal: Counter<'kind'>;
   private readonly bound = new Map<string, BoundInformerMetrics>();
   /** Per kind, the epoch milliseconds of the last event (0: none yet), published at scrape time. */
   private readonly lastEventMs = new Map<string, { atMs: number }>();
@@ -559,6 +567,18 @@ export class InformerMetrics {
       labelNames,
       registers: [],
     });
+    this.shardClientFiltering = new Gauge({
+      name: metricName(ns, 'informer_shard_client_filtering'),
+      help: 'KEP-5866: 1 while the server ignores the informer shard selector (no shardInfo) and objects are filtered on the client, 0 when the server filters',
+      labelNames,
+      registers: [],
+    });
+    this.shardFilteredEventsTotal = new Counter({
+      name: metricName(ns, 'informer_shard_filtered_events_total'),
+      help: 'KEP-5866: listed objects and watch events dropped on the client as outside the informer shard',
+      labelNames,
+      registers: [],
+    });
     const lastEventMs = this.lastEventMs;
     this.lastEventTimestamp = new Gauge({
       name: metricName(ns, 'informer_last_event_timestamp_seconds'),
@@ -592,6 +612,8 @@ export class InformerMetrics {
         eventReceived: (atMs) => {
           lastEvent.atMs = atMs;
         },
+        shardClientFiltering: (onClient) => this.shardClientFiltering.labels(kind).set(onClient ? 1 : 0),
+        shardFilteredOnClient: (count) => this.shardFilteredEventsTotal.labels(kind).inc(count),
       };
       this.bound.set(kind, b);
     }
@@ -608,6 +630,8 @@ export class InformerMetrics {
       this.restartsTotal,
       this.backoffSeconds,
       this.lastEventTimestamp,
+      this.shardClientFiltering,
+      this.shardFilteredEventsTotal,
     ] as PrometheusCollector[];
   }
 }

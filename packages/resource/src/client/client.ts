@@ -9,6 +9,7 @@ import { ResourcePath } from './resource-path.js';
 import { HttpTransport, apiErrorFromResponse } from './transport.js';
 import type { HttpMethod, HttpTransportOptions, QueryParams, Transport, TransportResponse } from './transport.js';
 import type { DeleteOptions, ListOptions, MergePatch, Patch, RequestOptions, StatusOf, WatchOptions, WatchResponse, WriteOptions } from './types.js';
+import type { ShardSelector } from '../selector/shard-selector.js';
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -88,7 +89,7 @@ export class Client<T extends KubeObject = KubeObject> {
         throw err;
       }
       const { apiVersion, kind, metadata } = last!;
-      return { apiVersion, kind, metadata: { resourceVersion: metadata.resourceVersion }, items };
+      return { apiVersion, kind, metadata: { resourceVersion: metadata.resourceVersion, ...(metadata.shardInfo && { shardInfo: metadata.shardInfo }) }, items };
     }
   }
 
@@ -329,7 +330,14 @@ export function listQuery(options: ListOptions): QueryParams {
     continue: options.continue || undefined,
     resourceVersion: options.resourceVersion || undefined,
     resourceVersionMatch: options.resourceVersionMatch,
+    shardSelector: shardSelectorText(options.shardSelector),
   };
+}
+
+/** The `shardSelector` parameter: the selector's wire text, or the text as given; undefined when empty. */
+function shardSelectorText(selector: ShardSelector | string | undefined): string | undefined {
+  if (selector === undefined) return undefined;
+  return String(selector) || undefined;
 }
 
 /** The query of a watch request: bookmarks on unless turned off, `resourceVersionMatch=NotOlderThan` with `sendInitialEvents`. */
@@ -343,6 +351,7 @@ export function watchQuery(options: WatchOptions): QueryParams {
     fieldSelector: options.fieldSelector || undefined,
     sendInitialEvents: options.sendInitialEvents ? true : undefined,
     resourceVersionMatch: options.sendInitialEvents ? 'NotOlderThan' : undefined,
+    shardSelector: shardSelectorText(options.shardSelector),
   };
 }
 

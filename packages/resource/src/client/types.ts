@@ -1,5 +1,6 @@
 import type { KubeloopError } from '../errors.js';
 import type { KubeObject } from '../object.js';
+import type { ShardSelector } from '../selector/shard-selector.js';
 
 /** Options every request takes. */
 export interface RequestOptions {
@@ -23,6 +24,13 @@ export interface ListOptions extends RequestOptions {
   resourceVersion?: string | undefined;
   /** How `resourceVersion` is applied: `NotOlderThan` or `Exact`. Default: unset. */
   resourceVersionMatch?: 'NotOlderThan' | 'Exact' | undefined;
+  /**
+   * KEP-5866 shard: only objects whose `metadata.uid` (or namespace) hashes into these ranges, e.g.
+   * `shardRanges([equalShardRange(0, 2)])` or its text. A server with the feature echoes it in the
+   * list's `metadata.shardInfo`; one without ignores it and returns every object (check `shardInfo`).
+   * Every page of a list must send the first page's. Default: unset (every object).
+   */
+  shardSelector?: ShardSelector | string | undefined;
 }
 
 /** Options of `watch`. */
@@ -39,6 +47,12 @@ export interface WatchOptions {
   fieldSelector?: string | undefined;
   /** Streaming list: initial ADDED events, then a bookmark annotated `k8s.io/initial-events-end`. Default: false. */
   sendInitialEvents?: boolean | undefined;
+  /**
+   * KEP-5866 shard (see `ListOptions.shardSelector`): a server with the feature sends only the
+   * shard's events, and with `sendInitialEvents` echoes it on the end bookmark's
+   * `kubernetes.io/initial-events-list-blueprint`; one without sends every event. Default: unset (every object).
+   */
+  shardSelector?: ShardSelector | string | undefined;
 }
 
 /** The event types of a watch stream. */
