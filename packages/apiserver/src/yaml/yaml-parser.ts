@@ -8,9 +8,9 @@
  *
  * When the worker cannot start (its module missing, or TypeScript sources loaded without a loader
  * the worker can use), bodies are parsed in-thread from then on: the answer is the same, only the
- * event loop is held. When a running worker dies, the requests it was parsing fail with a 500 (the
- * body is not parsed again on the event loop: it may be what killed the worker), and the next large
- * body starts a new worker.
+ * event loop is held. When a running worker dies, the request whose body it was parsing fails
+ * with a 500 (that body is not parsed again: it may be what killed the worker); the bodies queued
+ * behind it go to a new worker.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -83,17 +83,23 @@ export class YamlBodyParser {
   async parse(text: string): Promise<YamlParsed> {
     const json = parseAsJson(text);
     if (json) return json;
-    if (text.length < this.#thresholdChars || this.#unavailable || this.#stopped) return parseYamlText(text);
-    this.#worker ??= this.#start();
+    if (text.length < this.#thresholdChars) return parseYamlText(text);
+    return new Promise<YamlParsed>((resolve, reject) => this.#send({ text, resolve, reject }));
+  }
+
+  /** Hands a body to the worker (started if need be), or parses it in-thread when there is none. */
+  #send(parse: PendingParse): void {
+    if (!this.#unavailable && !this.#stopped) this.#worker ??= this.#start();
     const running = this.#worker;
-    if (!running) return parseYamlText(text);
+    if (!running) {
+      parse.resolve(parseYamlText(parse.text));
+      return;
+    }
     const id = this.#nextId++;
     // Held while a parse is in flight, so a caller waiting only for it is not left without work.
     running.thread.ref();
-    return new Promise<YamlParsed>((resolve, reject) => {
-      running.pending.set(id, { text, resolve, reject });
-      running.thread.postMessage({ id, text });
-    });
+    running.pending.set(id, parse);
+    running.thread.postMessage({ id, text: parse.text });
   }
 
   /** Terminates the worker; requests it was parsing fail. Later bodies are parsed in-thread. */
@@ -144,11 +150,15 @@ export class YamlBodyParser {
       this.#unavailable = true;
       this.#logger?.(`kubeloop-apiserver: large YAML bodies are parsed on the event loop: the parser's worker thread did not start (${why})`);
     }
-    for (const parse of running.pending.values()) {
-      if (this.#stopped) parse.reject(internalError('the server is stopping'));
-      else if (!running.ready) parse.resolve(parseYamlText(parse.text));
-      else parse.reject(internalError(`the YAML parser's worker thread stopped (${why}) while parsing the request body`));
-    }
+    const [current, ...queued] = running.pending.values();
     running.pending.clear();
+    if (this.#stopped) {
+      for (const parse of [current, ...queued]) parse?.reject(internalError('the server is stopping'));
+      return;
+    }
+    // The worker takes bodies in order: the oldest one waiting is the one it died on.
+    if (running.ready) current?.reject(internalError(`the YAML parser's worker thread stopped (${why}) while parsing the request body`));
+    else if (current) queued.unshift(current);
+    for (const parse of queued) this.#send(parse);
   }
 }
