@@ -2,7 +2,8 @@
 //
 // 1. `npm pack`s every published package (scripts/pack-all.mjs; their `prepack` builds them).
 // 2. Checks each tarball ships exactly its public files: no build info, no tests or test helpers, every
-//    `exports`/`bin` target present, every relative import and every source map resolving inside the tarball.
+//    `exports`/`bin` target present, every relative import, module loaded by URL (a worker thread's) and
+//    source map resolving inside the tarball.
 // 3. Installs the tarballs (their dependencies from the npm registry) into a fresh strict NodeNext project
 //    (scripts/packed-consumer, `skipLibCheck: false`), type-checks it, runs it against the embedded API
 //    server, and runs its test of the test kit under Vitest. `--client-node=^2.0.1` installs that @kubernetes/client-node instead, through an npm override.
@@ -48,6 +49,11 @@ function relativeImports(text) {
   return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName).filter((name) => /^\.{1,2}\//.test(name));
 }
 
+/** JavaScript files a module loads by URL, `new URL('./worker.js', import.meta.url)` (worker threads). */
+function relativeModuleUrls(text) {
+  return [...text.matchAll(/new URL\(\s*['"](\.{1,2}\/[^'"]+\.(?:m|c)?js)['"]\s*,\s*import\.meta\.url\s*\)/g)].map((m) => m[1]);
+}
+
 /** Problems of one packed package: forbidden files, missing entry points, dangling imports and source maps. */
 function problemsOf(dir, files) {
   const shipped = new Set(files);
@@ -73,6 +79,11 @@ function problemsOf(dir, files) {
         const target = posix.join(posix.dirname(file), spec);
         const candidates = file.endsWith('.d.ts') ? [target, target.replace(/\.js$/, '.d.ts')] : [target];
         if (!candidates.some((c) => shipped.has(c))) problems.push(`${file} imports ${spec}, which is not shipped`);
+      }
+    }
+    if (file.endsWith('.js')) {
+      for (const spec of relativeModuleUrls(readFileSync(join(dir, file), 'utf8'))) {
+        if (!shipped.has(posix.join(posix.dirname(file), spec))) problems.push(`${file} loads ${spec} by URL, which is not shipped`);
       }
     }
     if (file.endsWith('.map')) {

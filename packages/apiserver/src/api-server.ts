@@ -35,6 +35,7 @@ import { ObjectStore, counterLogKey, parseLogKey } from './storage/object-store.
 import { OpenApiDocuments } from './http/openapi.js';
 import { DataDirLock, WriteAheadLog } from './persistence/index.js';
 import type { WalRecord, WriteAheadLogOpenResult } from './persistence/index.js';
+import { YamlBodyParser } from './yaml/yaml-parser.js';
 import { RequestHandler, statusBody } from './http/request-handler.js';
 import { ResourceRegistry } from './types/resource-registry.js';
 import { storeKeyOf } from './types/resource-type.js';
@@ -360,6 +361,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     injectWatchLines: (lines, resource) => hub.injectLines(lines, resource),
     workloads: kubelet && simulation?.workloadFaults,
   });
+  const yaml = new YamlBodyParser({ logger });
   const handler = new RequestHandler({
     registry,
     store,
@@ -369,6 +371,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     faults,
     maxBodyBytes,
     maxWatches,
+    yaml,
     allowedHosts: new AllowedHosts([host, ...(options.allowedHosts ?? [])]),
     scheme: options.tls ? 'https' : 'http',
     serverAddress: () => address,
@@ -446,6 +449,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await closed;
+        await yaml.stop();
         await store.closeLog();
         await lock?.release();
       })();

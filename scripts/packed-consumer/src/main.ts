@@ -15,7 +15,8 @@ const TaskKind = defineKind<{ command: string }, { conditions?: Condition[] }>({
 // The CRD manifest, decoded by the packed YAML codec.
 const taskCrd = new YamlCodec<CustomResourceDefinition>().decode(await readFile(new URL('../task-crd.yaml', import.meta.url), 'utf8'));
 
-const env = await startTestEnv({ crds: [taskCrd] });
+const serverLines: string[] = [];
+const env = await startTestEnv({ crds: [taskCrd], server: { logger: (line) => serverLines.push(line) } });
 const tasks = env.client(TaskKind);
 const configMaps = env.client(ConfigMapKind);
 const seen: string[] = [];
@@ -49,6 +50,11 @@ try {
   });
   const cm = await configMaps.get({ namespace: 'default', name: 'packed' });
   if (cm.data?.command !== 'echo' || cm.metadata.ownerReferences?.[0]?.kind !== 'Task') throw new Error(`unexpected ConfigMap ${JSON.stringify(cm)}`);
+  // A large YAML body: parsed by the server's worker thread, whose module must be in the tarball.
+  const bigYaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big-yaml\ndata:\n${Array.from({ length: 5_000 }, (_, i) => `  k${i}: v`).join('\n')}\n`;
+  const created = await fetch(`${env.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { 'Content-Type': 'application/yaml' }, body: bigYaml });
+  if (created.status !== 201) throw new Error(`large YAML create: ${created.status} ${await created.text()}`);
+  if (serverLines.some((line) => line.includes('YAML'))) throw new Error(`the YAML worker did not run: ${serverLines.join('\n')}`);
   const collectors = operator.prometheusCollectors().map((c) => (c as unknown as { name: string }).name);
   if (!collectors.includes('informer_relists_total')) throw new Error(`informer metrics missing from ${collectors.join(', ')}`);
 } finally {

@@ -3,7 +3,7 @@
  * decoded by content type (JSON, YAML, protobuf for built-ins; 415 for anything else).
  */
 import type { IncomingMessage } from 'node:http';
-import { parseYamlBody } from '../yaml/yaml-parser.js';
+import type { YamlBodyParser } from '../yaml/yaml-parser.js';
 import type { YamlParsed } from '../yaml/yaml-text.js';
 import { decodeProtobufObject, protobufMediaType } from '../protobuf/protobuf-decoding.js';
 import { maxNestingDepth, nestingTooDeep, scanJsonText } from './json-text.js';
@@ -81,15 +81,16 @@ export function yamlRequestBody(parsed: YamlParsed, describe: (problem: string) 
   if (parsed.ok) return { value: parsed.value, duplicateFields: [] };
   const problem = parsed.problem;
   if (problem.kind === 'too-deep') throw describe(`exceeded max depth of ${maxNestingDepth}`);
-  if (problem.kind === 'duplicate-key') throw describe(`unmarshal errors:\n  line ${problem.line}: key ${JSON.stringify(problem.key)} already set in map`);
+  if (problem.kind === 'duplicate-key') throw describe(`unmarshal errors:\n  line ${problem.line}: key ${problem.key} already set in map`);
   throw describe(problem.message);
 }
 
 /**
  * Decodes an object body (POST/PUT) by content type: JSON, YAML, or protobuf for built-in kinds.
- * `findDuplicates` (for `fieldValidation` Strict and Warn) reports repeated keys of a JSON body.
+ * `findDuplicates` (for `fieldValidation` Strict and Warn) reports repeated keys of a JSON body;
+ * `yaml` parses YAML bodies (large ones off the event loop).
  */
-export async function decodeObjectBody(body: Buffer, mediaType: string, kind: string, findDuplicates: boolean): Promise<DecodedBody> {
+export async function decodeObjectBody(body: Buffer, mediaType: string, kind: string, findDuplicates: boolean, yaml: YamlBodyParser): Promise<DecodedBody> {
   const unrecognized = `the object provided is unrecognized (must be of type ${kind})`;
   if (mediaType === protobufMediaType) {
     const value = decodeProtobufObject(body);
@@ -102,7 +103,7 @@ export async function decodeObjectBody(body: Buffer, mediaType: string, kind: st
     return parseJsonRequest(text, findDuplicates, (problem) => badRequest(`${unrecognized}: couldn't get version/kind; json parse error: ${problem}`));
   }
   if (mediaType === 'application/yaml' || mediaType === 'application/x-yaml' || mediaType === 'text/yaml') {
-    return yamlRequestBody(await parseYamlBody(text), (problem) => badRequest(`${unrecognized}: yaml: ${problem}`));
+    return yamlRequestBody(await yaml.parse(text), (problem) => badRequest(`${unrecognized}: yaml: ${problem}`));
   }
   throw unsupportedMediaType(['application/json', 'application/yaml', protobufMediaType]);
 }

@@ -24,7 +24,7 @@ import type { ObjectStore } from '../storage/object-store.js';
 import type { OpenApiDocuments } from './openapi.js';
 import { AbortedRequests, isClientAbort } from './aborted-requests.js';
 import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
-import { parseYamlBody } from '../yaml/yaml-parser.js';
+import type { YamlBodyParser } from '../yaml/yaml-parser.js';
 import { queryBool } from './query-bool.js';
 import { deleteRequestOf, writeOptionsOf } from './request-options.js';
 import { parseRoute } from './request-route.js';
@@ -50,6 +50,8 @@ export interface RequestHandlerDeps {
   readonly openapi: OpenApiDocuments;
   readonly faults: FaultInjector;
   readonly maxBodyBytes: number;
+  /** Parses YAML bodies, large ones off the event loop. */
+  readonly yaml: YamlBodyParser;
   /** Watches open at once; a watch request past it is 429. */
   readonly maxWatches: number;
   /** The host names requests may be addressed to (see `browser-guard.ts`). */
@@ -252,12 +254,12 @@ export class RequestHandler {
         return;
       }
       case 'create': {
-        const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
+        const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates, this.#deps.yaml);
         const result = await service.create(collection, body.value, { ...write, duplicateFields: body.duplicateFields });
         return sendJsonText(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'update': {
-        const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates);
+        const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates, this.#deps.yaml);
         const result = await service.update({ ...collection, name: name as string }, body.value, { ...write, duplicateFields: body.duplicateFields, subresource });
         return sendJsonText(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
@@ -267,7 +269,7 @@ export class RequestHandler {
         const result = await service.patch({ ...collection, name: name as string }, text, mediaType, {
           ...write,
           // An apply body is YAML: parsed here, off the event loop when it is large.
-          ...(mediaType === 'application/apply-patch+yaml' && { parsedApplyBody: await parseYamlBody(text) }),
+          ...(mediaType === 'application/apply-patch+yaml' && { parsedApplyBody: await this.#deps.yaml.parse(text) }),
           subresource,
           force: queryBool(params, 'force'),
         });
@@ -304,13 +306,13 @@ export class RequestHandler {
     const write = writeOptionsOf(req, params);
     if (subresource === 'finalize') {
       if (method !== 'PUT') throw methodNotAllowed();
-      const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, write.fieldValidation !== 'Ignore');
+      const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, write.fieldValidation !== 'Ignore', this.#deps.yaml);
       const result = await service.update(target, body.value, { ...write, duplicateFields: body.duplicateFields, subresource: 'finalize' });
       return sendJsonText(res, 200, this.#objectJson(type, version, result.stored));
     }
     if (method === 'GET') return sendJsonText(res, 200, JSON.stringify(service.getScale(type, namespace, name)));
     if (method === 'PUT') {
-      const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale', false);
+      const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale', false, this.#deps.yaml);
       return sendJsonText(res, 200, JSON.stringify(await service.updateScale(target, () => body.value, write)));
     }
     if (method === 'PATCH') {

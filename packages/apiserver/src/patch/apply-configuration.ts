@@ -20,7 +20,7 @@ export function parseApplyBody(body: string, parsed: YamlParsed = parseYamlText(
   const problem = parsed.problem;
   if (problem.kind === 'too-deep') throw badRequest(`error decoding YAML: exceeded max depth of ${maxNestingDepth}`);
   if (problem.kind === 'duplicate-key') {
-    throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line ${problem.line}: key ${JSON.stringify(problem.key)} already set in map`);
+    throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line ${problem.line}: key ${problem.key} already set in map`);
   }
   throw badRequest(`error decoding YAML: ${problem.message}`);
 }

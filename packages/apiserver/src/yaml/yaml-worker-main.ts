@@ -8,3 +8,5 @@ parentPort?.on('message', (request: { id: number; text: string }) => {
   const parsed = parseYamlText(request.text);
   parentPort?.postMessage(parsed.ok ? { id: request.id, json: JSON.stringify(parsed.value) } : { id: request.id, parsed });
 });
+// Loaded: from now on an exit is a crash, not a worker that could not start.
+parentPort?.postMessage({ ready: true });
