@@ -421,7 +421,8 @@ export class ValueReader {
 /** A list item on the way down (a chain to the outermost): removals below it are noted on its list. */
 interface Enclosing {
   readonly list: unknown[];
-  /** The depth of the item's node. */
+  /** The node that named the item, and its depth. */
+  readonly node: FieldNode;
   readonly depth: number;
   /** The item's own field the walk went into; undefined when the item is a list itself. */
   readonly field: string | undefined;
@@ -438,7 +439,13 @@ export function withoutUncovered(source: JsonObject, set: FieldSet, keepers: rea
   const result = cloneJson(source);
   const lists = new ListLookups();
   const noteRemoval = (depth: number, enclosing: Enclosing | undefined): void => {
-    for (let e = enclosing; e; e = e.outer) lists.changedInside(e.list, e.field, depth > e.depth + 1);
+    for (let e = enclosing; e; e = e.outer) {
+      const belowField = depth > e.depth + 1;
+      // The item no longer has the identity the walk found it by: the paths after this one may not find it.
+      const names = lookupKeyOf(e.node).names;
+      if (!names || (belowField && e.field !== undefined && names.includes(e.field))) throw new NeedsSequentialRemoval('a removal changed the identity of a list item');
+      lists.changedInside(e.list, e.field, belowField);
+    }
   };
   const visit = (node: FieldNode, parent: unknown, cursors: readonly FieldNode[], depth: number, enclosing: Enclosing | undefined): void => {
     const below = cursors.flatMap((c) => c.children?.get(node.key) ?? []);
@@ -470,7 +477,7 @@ export function withoutUncovered(source: JsonObject, set: FieldSet, keepers: rea
       const current = lists.find(parent, node);
       if (current === undefined) return;
       const field = child.segment && 'f' in child.segment ? child.segment.f : undefined;
-      visit(child, parent[current], below, depth + 1, { list: parent, depth, field, outer: enclosing });
+      visit(child, parent[current], below, depth + 1, { list: parent, node, depth, field, outer: enclosing });
     }
   };
   try {

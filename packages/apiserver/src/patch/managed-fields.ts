@@ -190,13 +190,14 @@ export function applyWithOwnership(current: JsonObject | undefined, config: Json
  */
 export function managedFieldsAfterUpdate(old: JsonObject | undefined, next: JsonObject, write: ManagedWrite): ManagedFieldsEntry[] | undefined {
   const owners = readEntries(next);
-  const nextSet = fieldSetOf(next, write.strategy);
-  const oldSet = old ? fieldSetOf(old, write.strategy) : new FieldSet();
   const nextValues = new ValueReader(next);
-  const changed = new FieldSet();
-  visitMembers(nextSet, [new ValueReader(old), nextValues], ({ node, values, along }) => {
-    if (!along?.member || !jsonEqual(values[0], values[1])) changed.add(pathOf(node));
-  }, { set: oldSet, onlyShared: false });
+  // Every field of `next`, less those `old` had with the same value.
+  const changed = fieldSetOf(next, write.strategy);
+  if (old) {
+    visitMembers(changed, [new ValueReader(old), nextValues], ({ node, values, along }) => {
+      if (along?.member && jsonEqual(values[0], values[1])) changed.unmark(node);
+    }, { set: fieldSetOf(old, write.strategy), onlyShared: false });
+  }
   for (const owner of owners) {
     // Fields that are gone are nobody's; changed fields now belong to the writer.
     visitMembers(owner.set, [nextValues], ({ node, values, along }) => {
