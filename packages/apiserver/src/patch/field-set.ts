@@ -9,7 +9,7 @@
  * and every empty map, is one leaf (atomic).
  */
 import { cloneJson, getOwn, isJsonObject, jsonEqual, setOwn } from '../json-value.js';
-import { canonicalJson } from '../validation/canonical-json.js';
+import { jsonIdentity } from './json-identity.js';
 import type { JsonObject } from '../json-value.js';
 import { fieldStrategyOf } from './patch-strategies.js';
 import type { FieldStrategy } from './patch-strategies.js';
@@ -23,69 +23,90 @@ export type FieldPath = readonly PathSegment[];
 // Metadata the server owns: never part of anyone's field set.
 const serverOwnedMetadata = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink', 'generateName']);
 
-/** One step of a set's tree: its members below, and the path when the step itself is a member. */
-interface SetNode {
-  children: Map<string, SetNode> | undefined;
-  path: FieldPath | undefined;
+/**
+ * One step of a set's tree: a path is the chain of segments from the root to a node, and the node
+ * says whether that path is a member. Paths come out in the order their branches were first made,
+ * which is the order of the `FieldsV1` form.
+ */
+export interface FieldNode {
+  /** Undefined at the root. */
+  readonly segment: PathSegment | undefined;
+  /** The segment as a `FieldsV1` key: `f:spec`, `k:{"name":"app"}`, `v:"x"`. */
+  readonly key: string;
+  readonly parent: FieldNode | undefined;
+  children: Map<string, FieldNode> | undefined;
+  member: boolean;
   /** Members at or below this node. */
   count: number;
+  /** How a list item segment finds its item, made on the first lookup. */
+  lookup: LookupKey | undefined;
 }
 
 /**
- * A set of paths, as a tree of their segments: adding, finding and asking "anything at or below
- * this path?" cost one short-key lookup per segment (the set once kept whole-path JSON texts, and
- * a 20,000-container apply spent most of its time building and hashing them). Paths come out in
- * the order their branches were first added, which is the order of the `FieldsV1` form.
+ * A set of paths, as a tree of their segments. The operations of server-side apply walk the tree
+ * beside the object (see {@link visitMembers}), so no path is built or hashed whole: a 20,000-item
+ * list costs one short-key lookup per segment and one list index.
  */
 export class FieldSet {
-  readonly #root: SetNode = { children: undefined, path: undefined, count: 0 };
+  readonly root: FieldNode = { segment: undefined, key: '', parent: undefined, children: undefined, member: false, count: 0, lookup: undefined };
+
+  /** The child of `node` (a node of this set) for `segment`, made when missing. */
+  child(node: FieldNode, segment: PathSegment): FieldNode {
+    const key = segmentKey(segment);
+    node.children ??= new Map();
+    let child = node.children.get(key);
+    if (!child) {
+      child = { segment, key, parent: node, children: undefined, member: false, count: 0, lookup: undefined };
+      node.children.set(key, child);
+    }
+    return child;
+  }
+
+  /** Makes the path of `node` (a node of this set) a member. */
+  mark(node: FieldNode): void {
+    if (node.member) return;
+    node.member = true;
+    for (let n: FieldNode | undefined = node; n; n = n.parent) n.count++;
+  }
+
+  /** Takes the path of `node` (a node of this set) out of the set. */
+  unmark(node: FieldNode): void {
+    if (!node.member) return;
+    node.member = false;
+    for (let n: FieldNode | undefined = node; n; n = n.parent) n.count--;
+  }
 
   add(path: FieldPath): void {
-    // One walk: the nodes are made on the way down, counted only when the path is new.
-    const passed: SetNode[] = [this.#root];
-    let node = this.#root;
-    for (const segment of path) {
-      const key = segmentKey(segment);
-      node.children ??= new Map();
-      let child = node.children.get(key);
-      if (!child) {
-        child = { children: undefined, path: undefined, count: 0 };
-        node.children.set(key, child);
-      }
-      passed.push(child);
-      node = child;
-    }
-    if (node.path) return;
-    node.path = path;
-    for (const step of passed) step.count++;
+    let node = this.root;
+    for (const segment of path) node = this.child(node, segment);
+    this.mark(node);
+  }
+
+  /** Adds every path of `other`, in its order. */
+  addAll(other: FieldSet): void {
+    const copy = (from: FieldNode, to: FieldNode): void => {
+      if (from.member) this.mark(to);
+      if (from.children) for (const child of from.children.values()) if (child.count > 0) copy(child, this.child(to, child.segment as PathSegment));
+    };
+    copy(other.root, this.root);
   }
 
   has(path: FieldPath): boolean {
-    return this.#find(path)?.path !== undefined;
+    return this.#find(path)?.member ?? false;
   }
 
   delete(path: FieldPath): void {
-    if (!this.has(path)) return;
-    let node = this.#root;
-    node.count--;
-    for (const segment of path) {
-      node = node.children?.get(segmentKey(segment)) as SetNode;
-      node.count--;
-    }
-    node.path = undefined;
+    const node = this.#find(path);
+    if (node) this.unmark(node);
   }
 
   get size(): number {
-    return this.#root.count;
+    return this.root.count;
   }
 
   paths(): FieldPath[] {
     const out: FieldPath[] = [];
-    const walk = (node: SetNode): void => {
-      if (node.path) out.push(node.path);
-      if (node.children) for (const child of node.children.values()) if (child.count > 0) walk(child);
-    };
-    walk(this.#root);
+    visitMembers(this, [], ({ node }) => out.push(pathOf(node)));
     return out;
   }
 
@@ -94,8 +115,8 @@ export class FieldSet {
     return (this.#find(path)?.count ?? 0) > 0;
   }
 
-  #find(path: FieldPath): SetNode | undefined {
-    let node: SetNode | undefined = this.#root;
+  #find(path: FieldPath): FieldNode | undefined {
+    let node: FieldNode | undefined = this.root;
     for (const segment of path) {
       node = node.children?.get(segmentKey(segment));
       if (!node) return undefined;
@@ -104,18 +125,54 @@ export class FieldSet {
   }
 }
 
+/** The path from the root to `node`. */
+export function pathOf(node: FieldNode): FieldPath {
+  const path: PathSegment[] = [];
+  for (let n: FieldNode | undefined = node; n?.segment; n = n.parent) path.push(n.segment);
+  return path.reverse();
+}
+
+/** What {@link visitMembers} hands over for one member. */
+export interface VisitedMember {
+  readonly node: FieldNode;
+  /** The value each object has at the member's path (as {@link ValueReader.valueAt} reads it). */
+  readonly values: readonly unknown[];
+  /** The node of the same path in the `along` set, if it has one. */
+  readonly along: FieldNode | undefined;
+}
+
+/**
+ * Visits the members of `set` in order, with the values the objects of `readers` have at each and
+ * the same node in `along` (when given). With `onlyShared`, branches `along` lacks are skipped.
+ * A member may be unmarked from `set` while it is visited.
+ */
+export function visitMembers(set: FieldSet, readers: readonly ValueReader[], visit: (member: VisitedMember) => void, along?: { readonly set: FieldSet; readonly onlyShared: boolean }): void {
+  const walk = (node: FieldNode, values: readonly unknown[], other: FieldNode | undefined): void => {
+    if (!node.children) return;
+    for (const child of node.children.values()) {
+      if (child.count === 0) continue;
+      const otherChild = other?.children?.get(child.key);
+      if (along?.onlyShared && !otherChild) continue;
+      const childValues = values.map((value, i) => (readers[i] as ValueReader).childValue(value, child));
+      if (child.member) visit({ node: child, values: childValues, along: otherChild });
+      walk(child, childValues, otherChild);
+    }
+  };
+  walk(set.root, readers.map((r) => r.root), along?.set.root);
+}
+
 function keyOf(item: JsonObject, mergeKey: string): JsonObject {
   return { [mergeKey]: item[mergeKey] };
 }
 
-function collect(value: unknown, path: PathSegment[], strategy: FieldStrategy | undefined, out: FieldSet): void {
+function collect(value: unknown, node: FieldNode, strategy: FieldStrategy | undefined, out: FieldSet): void {
   if (isJsonObject(value)) {
-    const entries = Object.entries(value);
-    if (entries.length === 0) {
-      out.add(path);
+    const keys = Object.keys(value);
+    if (keys.length === 0) {
+      out.mark(node);
       return;
     }
-    for (const [key, child] of entries) collect(child, [...path, { f: key }], fieldStrategyOf(strategy, key), out);
+    for (const key of keys) collect(getOwn(value, key), out.child(node, { f: key }), fieldStrategyOf(strategy, key), out);
     return;
   }
   const mergeList = strategy?.mergeList;
@@ -123,33 +180,35 @@ function collect(value: unknown, path: PathSegment[], strategy: FieldStrategy | 
     const mergeKey = mergeList.mergeKey;
     for (const item of value) {
       if (mergeKey !== undefined && isJsonObject(item) && item[mergeKey] !== undefined) {
-        const itemPath = [...path, { k: keyOf(item, mergeKey) }];
-        out.add(itemPath);
-        for (const [key, child] of Object.entries(item)) collect(child, [...itemPath, { f: key }], fieldStrategyOf(strategy, key), out);
+        const itemNode = out.child(node, { k: keyOf(item, mergeKey) });
+        out.mark(itemNode);
+        for (const key of Object.keys(item)) collect(getOwn(item, key), out.child(itemNode, { f: key }), fieldStrategyOf(strategy, key), out);
       } else if (mergeKey === undefined && !isJsonObject(item) && !Array.isArray(item)) {
-        out.add([...path, { v: item }]);
+        out.mark(out.child(node, { v: item }));
       } else {
-        out.add(path);
+        out.mark(node);
         return;
       }
     }
     return;
   }
-  out.add(path);
+  out.mark(node);
 }
 
 /** The field set of an object: every leaf and list item, without apiVersion, kind and server-owned metadata. */
 export function fieldSetOf(obj: JsonObject, strategy: FieldStrategy): FieldSet {
   const out = new FieldSet();
-  for (const [key, value] of Object.entries(obj)) {
+  for (const key of Object.keys(obj)) {
     if (key === 'apiVersion' || key === 'kind') continue;
+    const value = getOwn(obj, key);
     if (key === 'metadata' && isJsonObject(value)) {
-      for (const [mk, mv] of Object.entries(value)) {
-        if (!serverOwnedMetadata.has(mk)) collect(mv, [{ f: 'metadata' }, { f: mk }], fieldStrategyOf(fieldStrategyOf(strategy, 'metadata'), mk), out);
+      const metadata = out.child(out.root, { f: 'metadata' });
+      for (const mk of Object.keys(value)) {
+        if (!serverOwnedMetadata.has(mk)) collect(getOwn(value, mk), out.child(metadata, { f: mk }), fieldStrategyOf(fieldStrategyOf(strategy, 'metadata'), mk), out);
       }
       continue;
     }
-    collect(value, [{ f: key }], fieldStrategyOf(strategy, key), out);
+    collect(value, out.child(out.root, { f: key }), fieldStrategyOf(strategy, key), out);
   }
   return out;
 }
@@ -162,17 +221,13 @@ function segmentKey(segment: PathSegment): string {
 
 /** The `FieldsV1` form of a set: `{"f:spec":{"f:replicas":{}}}`; list items carry `".": {}`. */
 export function fieldSetToV1(set: FieldSet): JsonObject {
-  const root: JsonObject = {};
-  for (const path of set.paths()) {
-    let node = root;
-    path.forEach((segment, i) => {
-      const key = segmentKey(segment);
-      const child = (isJsonObject(node[key]) ? node[key] : (node[key] = {}));
-      if (i === path.length - 1 && !('f' in segment)) child['.'] = {};
-      node = child;
-    });
-  }
-  return root;
+  const write = (node: FieldNode): JsonObject => {
+    const out: JsonObject = {};
+    if (node.member && node.segment && !('f' in node.segment)) out['.'] = {};
+    if (node.children) for (const child of node.children.values()) if (child.count > 0) out[child.key] = write(child);
+    return out;
+  };
+  return write(set.root);
 }
 
 function parseSegment(key: string): PathSegment | undefined {
@@ -192,17 +247,17 @@ function parseSegment(key: string): PathSegment | undefined {
 /** Reads a `FieldsV1` object (as stored in managedFields) back into a set; unreadable keys are skipped. */
 export function fieldSetFromV1(fieldsV1: unknown): FieldSet {
   const out = new FieldSet();
-  const walk = (node: JsonObject, path: PathSegment[]): void => {
-    const keys = Object.keys(node);
-    if (path.length > 0 && (keys.length === 0 || keys.includes('.'))) out.add(path);
+  const walk = (v1: JsonObject, node: FieldNode): void => {
+    const keys = Object.keys(v1);
+    if (node !== out.root && (keys.length === 0 || Object.hasOwn(v1, '.'))) out.mark(node);
     for (const key of keys) {
       if (key === '.') continue;
       const segment = parseSegment(key);
-      const child = node[key];
-      if (segment && isJsonObject(child)) walk(child, [...path, segment]);
+      const child = v1[key];
+      if (segment && isJsonObject(child)) walk(child, out.child(node, segment));
     }
   };
-  if (isJsonObject(fieldsV1)) walk(fieldsV1, []);
+  if (isJsonObject(fieldsV1)) walk(fieldsV1, out.root);
   return out;
 }
 
@@ -217,81 +272,232 @@ export function pathText(path: FieldPath): string {
     .join('');
 }
 
-/**
- * The index of a list's item that a path segment names: a keyed item (`k:`) or a set member (`v:`).
- * A linear scan per lookup made server-side apply quadratic (20,000 containers: 30 s), so each list
- * gets an index from item identity to position, built on its first lookup and kept while the list
- * keeps its length (lists change in place only by `removePath`'s splice); a hit is checked against
- * the item itself, so a stale index can only cost a rebuild, never give a wrong answer.
- */
-function findItem(list: unknown[], segment: PathSegment): number {
-  const names = 'k' in segment ? Object.keys(segment.k).sort() : undefined;
-  const identity = 'k' in segment ? keyIdentity(segment.k, names ?? []) : 'v' in segment ? canonicalJson(segment.v) : undefined;
-  if (identity === undefined) return -1;
-  const signature = names ? names.join('\n') : '';
-  let byList = listIndexes.get(list);
-  if (!byList) {
-    byList = new Map();
-    listIndexes.set(list, byList);
-  }
-  let index = byList.get(signature);
-  if (!index || index.length !== list.length) {
-    index = buildIndex(list, names);
-    byList.set(signature, index);
-  }
-  const found = index.positions.get(identity);
-  if (found !== undefined && matches(list[found], segment)) return found;
-  if (found === undefined) return -1;
-  // The list changed without changing its length: index it again.
-  byList.set(signature, buildIndex(list, names));
-  return list.findIndex((item) => matches(item, segment));
-}
-
-interface ListIndex {
-  readonly length: number;
-  readonly positions: Map<string, number>;
-}
-
-const listIndexes = new WeakMap<unknown[], Map<string, ListIndex>>();
-
-function keyIdentity(item: JsonObject, names: readonly string[]): string {
-  return canonicalJson(names.map((name) => getOwn(item, name) ?? null));
-}
-
-function buildIndex(list: unknown[], names: readonly string[] | undefined): ListIndex {
-  const positions = new Map<string, number>();
-  list.forEach((item, i) => {
-    const identity = names ? (isJsonObject(item) ? keyIdentity(item, names) : undefined) : canonicalJson(item);
-    if (identity !== undefined && !positions.has(identity)) positions.set(identity, i);
-  });
-  return { length: list.length, positions };
-}
-
+/** True when a list item is the one `segment` names: its keys' values (`k:`), or the whole item (`v:`), equal. */
 function matches(item: unknown, segment: PathSegment): boolean {
   if ('k' in segment) return isJsonObject(item) && Object.entries(segment.k).every(([k, v]) => jsonEqual(getOwn(item, k), v));
   if ('v' in segment) return jsonEqual(item, segment.v);
   return false;
 }
 
-/** The value at a path, or undefined when the object has nothing there. */
-export function valueAt(obj: unknown, path: FieldPath): unknown {
-  let node: unknown = obj;
-  for (const segment of path) {
-    if ('f' in segment) {
-      if (!isJsonObject(node)) return undefined;
-      node = getOwn(node, segment.f);
-    } else {
-      if (!Array.isArray(node)) return undefined;
-      const index = findItem(node, segment);
-      if (index < 0) return undefined;
-      node = node[index];
-    }
-  }
-  return node;
+/** Thrown when a removal changes list items in a way their index cannot follow. */
+class NeedsSequentialRemoval extends Error {}
+
+/** The positions of one identity in a list: the only one, or all of them in order with the first not yet ruled out. */
+type Positions = number | { readonly all: number[]; next: number };
+
+/** One list's index: for each way of naming its items, the positions of each identity. */
+interface ListState {
+  readonly byNaming: Map<string, Map<string, Positions>>;
+  holes: Set<number> | undefined;
+  /** Removals inside an item (whole-item identities no longer hold). */
+  itemsChanged: boolean;
+  /** Fields of items removals went inside of (key identities on them no longer hold). */
+  readonly changedWithin: Set<string>;
 }
 
-/** Removes what is at a path (a field, or a list item), in place. */
-export function removePath(obj: JsonObject, path: FieldPath): void {
+/**
+ * Finds list items by the path segment that names them, as a scan for the first matching item
+ * would, with one index per list (a scan per lookup made server-side apply quadratic: 20,000
+ * containers took 30 s). Items may be removed (left as holes until {@link compact}) and fields of
+ * items removed meanwhile: a position is checked against its item before it is answered, and such
+ * removals only ever make an item match fewer segments. The one change that could make an item
+ * match a segment it did not match before (a removal inside a key's value, or inside an item named
+ * by its whole value) stops the lookups: the caller then removes path by path.
+ */
+class ListLookups {
+  readonly #lists = new Map<unknown[], ListState>();
+
+  #state(list: unknown[]): ListState {
+    let state = this.#lists.get(list);
+    if (!state) {
+      state = { byNaming: new Map(), holes: undefined, itemsChanged: false, changedWithin: new Set() };
+      this.#lists.set(list, state);
+    }
+    return state;
+  }
+
+  /** The position of the first live item of `list` that `node`'s segment names. */
+  find(list: unknown[], node: FieldNode): number | undefined {
+    const state = this.#state(list);
+    const { names, naming, identity } = lookupKeyOf(node);
+    if (names ? names.some((name) => state.changedWithin.has(name)) : state.itemsChanged) throw new NeedsSequentialRemoval('a removal changed the identity of list items');
+    let identities = state.byNaming.get(naming);
+    if (!identities) {
+      identities = positionsByIdentity(list, names);
+      state.byNaming.set(naming, identities);
+    }
+    const wanted = identities.get(identity);
+    if (wanted === undefined) return undefined;
+    // The index is exact for a list nothing was removed from.
+    if (!state.holes && !state.itemsChanged) return typeof wanted === 'number' ? wanted : wanted.all[0];
+    // After removals, a position that was removed, or whose item no longer matches, never matches again.
+    const live = (position: number): boolean => !state.holes?.has(position) && matches(list[position], node.segment as PathSegment);
+    if (typeof wanted === 'number') return live(wanted) ? wanted : undefined;
+    for (; wanted.next < wanted.all.length; wanted.next++) if (live(wanted.all[wanted.next] as number)) return wanted.all[wanted.next];
+    return undefined;
+  }
+
+  /** Removes the item at `position` (it stays in place as a hole until {@link compact}). */
+  hole(list: unknown[], position: number): void {
+    const state = this.#state(list);
+    state.holes ??= new Set();
+    state.holes.add(position);
+  }
+
+  /** Notes a removal inside an item of `list`: at or below the item's `field` (undefined: the item is a list), or only at it. */
+  changedInside(list: unknown[], field: string | undefined, belowField: boolean): void {
+    const state = this.#state(list);
+    state.itemsChanged = true;
+    if (belowField && field !== undefined) state.changedWithin.add(field);
+  }
+
+  /** Drops the holes from every list, in place. */
+  compact(): void {
+    for (const [list, state] of this.#lists) {
+      if (!state.holes) continue;
+      let kept = 0;
+      for (let i = 0; i < list.length; i++) if (!state.holes.has(i)) list[kept++] = list[i];
+      list.length = kept;
+    }
+  }
+}
+
+/** How a segment finds its item: the key names (`k:`; undefined for `v:`), the index they select, the identity wanted. */
+interface LookupKey {
+  readonly names: readonly string[] | undefined;
+  readonly naming: string;
+  readonly identity: string;
+}
+
+function lookupKeyOf(node: FieldNode): LookupKey {
+  if (node.lookup) return node.lookup;
+  const segment = node.segment as PathSegment;
+  if ('k' in segment) {
+    const names = Object.keys(segment.k).sort();
+    node.lookup = { names, naming: `k:${names.join('\n')}`, identity: itemIdentity(segment.k, names) as string };
+  } else {
+    node.lookup = { names: undefined, naming: 'v', identity: jsonIdentity('v' in segment ? segment.v : undefined) };
+  }
+  return node.lookup;
+}
+
+function itemIdentity(item: unknown, names: readonly string[]): string | undefined {
+  if (!isJsonObject(item)) return undefined;
+  return names.length === 1 ? jsonIdentity(getOwn(item, names[0] as string)) : names.map((name) => jsonIdentity(getOwn(item, name))).join(',');
+}
+
+/** The positions of a list's items by identity (by the values of `names`, else the whole item), each in list order. */
+function positionsByIdentity(list: readonly unknown[], names: readonly string[] | undefined): Map<string, Positions> {
+  const out = new Map<string, Positions>();
+  list.forEach((item, i) => {
+    const identity = names ? itemIdentity(item, names) : jsonIdentity(item);
+    if (identity === undefined) return;
+    const found = out.get(identity);
+    if (found === undefined) out.set(identity, i);
+    else if (typeof found === 'number') out.set(identity, { all: [found, i], next: 0 });
+    else found.all.push(i);
+  });
+  return out;
+}
+
+/**
+ * Reads the values at paths of one object that does not change while it is read: the value
+ * {@link pathOf} a node names, one step at a time; each list is indexed on its first lookup.
+ */
+export class ValueReader {
+  readonly #lists = new ListLookups();
+  constructor(readonly root: unknown) {}
+
+  /** The value one step below `value`, at `node`'s segment; undefined when there is nothing there. */
+  childValue(value: unknown, node: FieldNode): unknown {
+    const segment = node.segment as PathSegment;
+    if ('f' in segment) return isJsonObject(value) ? getOwn(value, segment.f) : undefined;
+    if (!Array.isArray(value)) return undefined;
+    const position = this.#lists.find(value, node);
+    return position === undefined ? undefined : value[position];
+  }
+}
+
+/** A list item on the way down (a chain to the outermost): removals below it are noted on its list. */
+interface Enclosing {
+  readonly list: unknown[];
+  /** The node that named the item, and its depth. */
+  readonly node: FieldNode;
+  readonly depth: number;
+  /** The item's own field the walk went into; undefined when the item is a list itself. */
+  readonly field: string | undefined;
+  readonly outer: Enclosing | undefined;
+}
+
+/**
+ * A copy of `source` without what the members of `set` name that no set of `keepers` has at or
+ * below, removed in the set's order exactly as removing the paths one by one would do (each path
+ * looked up again from the root after the removals before it). One walk with indexed lists; inputs
+ * whose items change identity on the way are done path by path.
+ */
+export function withoutUncovered(source: JsonObject, set: FieldSet, keepers: readonly FieldSet[]): JsonObject {
+  const result = cloneJson(source);
+  const lists = new ListLookups();
+  const noteRemoval = (depth: number, enclosing: Enclosing | undefined): void => {
+    for (let e = enclosing; e; e = e.outer) {
+      const belowField = depth > e.depth + 1;
+      // The item no longer has the identity the walk found it by: the paths after this one may not find it.
+      const names = lookupKeyOf(e.node).names;
+      if (!names || (belowField && e.field !== undefined && names.includes(e.field))) throw new NeedsSequentialRemoval('a removal changed the identity of a list item');
+      lists.changedInside(e.list, e.field, belowField);
+    }
+  };
+  const visit = (node: FieldNode, parent: unknown, cursors: readonly FieldNode[], depth: number, enclosing: Enclosing | undefined): void => {
+    const below = cursors.flatMap((c) => c.children?.get(node.key) ?? []);
+    const remove = node.member && !below.some((c) => c.count > 0);
+    const segment = node.segment as PathSegment;
+    if ('f' in segment) {
+      if (!isJsonObject(parent)) return;
+      if (remove) {
+        delete parent[segment.f];
+        noteRemoval(depth, enclosing);
+        return;
+      }
+      const value = getOwn(parent, segment.f);
+      if (node.children) for (const child of node.children.values()) if (child.count > 0) visit(child, value, below, depth + 1, enclosing);
+      return;
+    }
+    if (!Array.isArray(parent)) return;
+    const position = lists.find(parent, node);
+    if (position === undefined) return;
+    if (remove) {
+      lists.hole(parent, position);
+      noteRemoval(depth, enclosing);
+    }
+    if (!node.children) return;
+    for (const child of node.children.values()) {
+      if (child.count === 0) continue;
+      // Found again for each path below: a removal before it may have taken the item or its key,
+      // and then the path names the next item with that key, if there is one.
+      const current = lists.find(parent, node);
+      if (current === undefined) return;
+      const field = child.segment && 'f' in child.segment ? child.segment.f : undefined;
+      visit(child, parent[current], below, depth + 1, { list: parent, node, depth, field, outer: enclosing });
+    }
+  };
+  try {
+    if (set.root.children) for (const child of set.root.children.values()) if (child.count > 0) visit(child, result, keepers.map((k) => k.root), 1, undefined);
+    lists.compact();
+    return result;
+  } catch (err) {
+    if (!(err instanceof NeedsSequentialRemoval)) throw err;
+  }
+  const again = cloneJson(source);
+  for (const path of set.paths()) if (!keepers.some((k) => k.hasAtOrBelow(path))) removePath(again, path);
+  return again;
+}
+
+function findItem(list: unknown[], segment: PathSegment): number {
+  return list.findIndex((item) => matches(item, segment));
+}
+
+/** Removes what is at a path (a field, or a list item), in place; the plain algorithm {@link withoutUncovered} follows. */
+function removePath(obj: JsonObject, path: FieldPath): void {
   let node: unknown = obj;
   for (let i = 0; i < path.length; i++) {
     const segment = path[i] as PathSegment;
@@ -342,31 +548,32 @@ export function mergeApplied(target: JsonObject, applied: JsonObject, strategy: 
 
 function mergeList(existing: unknown[], applied: unknown[], strategy: FieldStrategy): unknown[] {
   const mergeKey = strategy.mergeList?.mergeKey;
+  const keyed = (item: unknown): item is JsonObject => mergeKey !== undefined && isJsonObject(item) && item[mergeKey] !== undefined;
   const result = existing.slice();
-  // Items by merge key, and set members, each found in one lookup (a scan per item was quadratic).
+  // Items by merge key, found in one lookup each (a scan per item was quadratic).
   const byKey = new Map<string, number>();
-  const members = new Set<string>();
   result.forEach((item, i) => {
-    if (mergeKey !== undefined && isJsonObject(item) && item[mergeKey] !== undefined) {
-      const key = canonicalJson(item[mergeKey]);
-      if (!byKey.has(key)) byKey.set(key, i);
-    }
-    members.add(canonicalJson(item));
+    if (!keyed(item)) return;
+    const key = jsonIdentity(item[mergeKey as string]);
+    if (!byKey.has(key)) byKey.set(key, i);
   });
+  // An item without its key can only equal another item without its key: only those are set members.
+  let members: Set<string> | undefined;
   for (const item of applied) {
-    if (mergeKey !== undefined && isJsonObject(item) && item[mergeKey] !== undefined) {
-      const key = canonicalJson(item[mergeKey]);
+    if (keyed(item)) {
+      const key = jsonIdentity(item[mergeKey as string]);
       const index = byKey.get(key);
       if (index === undefined) {
         byKey.set(key, result.length);
         result.push(cloneJson(item));
-      } else result[index] = mergeApplied(isJsonObject(result[index]) ? result[index] : {}, item, strategy);
-    } else {
-      const member = canonicalJson(item);
-      if (members.has(member)) continue;
-      members.add(member);
-      result.push(cloneJson(item));
+      } else result[index] = mergeApplied(result[index] as JsonObject, item, strategy);
+      continue;
     }
+    members ??= new Set(result.filter((e) => !keyed(e)).map(jsonIdentity));
+    const member = jsonIdentity(item);
+    if (members.has(member)) continue;
+    members.add(member);
+    result.push(cloneJson(item));
   }
   return result;
 }

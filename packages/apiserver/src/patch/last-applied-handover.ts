@@ -7,8 +7,7 @@
  */
 import { isJsonObject, jsonEqual } from '../json-value.js';
 import type { JsonObject } from '../json-value.js';
-import { FieldSet, fieldSetOf, valueAt } from './field-set.js';
-import type { FieldPath } from './field-set.js';
+import { FieldSet, ValueReader, fieldSetOf, pathOf, visitMembers } from './field-set.js';
 import type { FieldStrategy } from './patch-strategies.js';
 
 const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -33,13 +32,13 @@ export function lastAppliedFields(live: JsonObject, strategy: FieldStrategy): Fi
   }
   if (!isJsonObject(lastApplied)) return undefined;
   const unchanged = new FieldSet();
-  for (const path of fieldSetOf(lastApplied, strategy).paths()) if (stillApplied(lastApplied, live, path)) unchanged.add(path);
+  visitMembers(fieldSetOf(lastApplied, strategy), [new ValueReader(lastApplied), new ValueReader(live)], ({ node, values }) => {
+    if (stillApplied(values[0], values[1])) unchanged.add(pathOf(node));
+  });
   return unchanged;
 }
 
-function stillApplied(lastApplied: JsonObject, live: JsonObject, path: FieldPath): boolean {
-  const applied = valueAt(lastApplied, path);
-  const current = valueAt(live, path);
+function stillApplied(applied: unknown, current: unknown): boolean {
   if (current === undefined) return false;
   // A map or a list item: present is enough; its leaves are compared on their own paths.
   if (isJsonObject(applied) && isJsonObject(current)) return true;

@@ -17,7 +17,7 @@
 import { handoverManager, lastAppliedFields } from './last-applied-handover.js';
 import { cloneJson, isJsonObject, jsonEqual } from '../json-value.js';
 import type { JsonObject } from '../json-value.js';
-import { FieldSet, fieldSetFromV1, fieldSetOf, fieldSetToV1, mergeApplied, pathText, removePath, valueAt } from './field-set.js';
+import { FieldSet, ValueReader, fieldSetFromV1, fieldSetOf, fieldSetToV1, mergeApplied, pathOf, pathText, visitMembers, withoutUncovered } from './field-set.js';
 import type { FieldPath } from './field-set.js';
 import type { FieldStrategy } from './patch-strategies.js';
 import { timestampText } from '../timestamp-text.js';
@@ -100,8 +100,9 @@ function readEntries(obj: JsonObject | undefined): Owner[] {
   const meta = obj?.['metadata'];
   const list = isJsonObject(meta) && Array.isArray(meta['managedFields']) ? (meta['managedFields'] as unknown[]) : [];
   return list.filter(isJsonObject).map((raw) => {
-    const entry = cloneJson(raw) as unknown as ManagedFieldsEntry;
-    return { entry, set: fieldSetFromV1(entry.fieldsV1) };
+    // The entry's fields are copied, but not its FieldsV1: read once into the set, written anew by `finish`.
+    const entry = cloneJson({ ...raw, fieldsV1: {} }) as unknown as ManagedFieldsEntry;
+    return { entry, set: fieldSetFromV1(raw['fieldsV1']) };
   });
 }
 
@@ -143,18 +144,23 @@ function finish(owners: Owner[], mine: ManagedFieldsEntry | undefined): ManagedF
  * @throws {@link ApplyConflictError} when the configuration changes fields other managers own and `force` is false.
  */
 export function applyWithOwnership(current: JsonObject | undefined, config: JsonObject, write: ManagedWrite & { readonly force: boolean }): JsonObject {
-  const applied = new FieldSet();
-  for (const path of fieldSetOf(config, write.strategy).paths()) if (valueAt(config, path) !== null) applied.add(path);
+  // Every operation below walks a field set beside the objects (no path is looked up from the root).
+  const configValues = new ValueReader(config);
+  const applied = fieldSetOf(config, write.strategy);
+  visitMembers(applied, [configValues], ({ node, values }) => {
+    if (values[0] === null) applied.unmark(node);
+  });
   const owners = readEntries(current);
   const mineIndex = owners.findIndex((o) => sameManager(o.entry, write.manager, 'Apply', write.subresource));
   const previous = mineIndex >= 0 ? (owners.splice(mineIndex, 1)[0] as Owner).set : new FieldSet();
 
   const conflicts: { owner: Owner; path: FieldPath }[] = [];
   if (current) {
+    const readers = [new ValueReader(current), configValues];
     for (const owner of owners) {
-      for (const path of applied.paths()) {
-        if (owner.set.has(path) && !jsonEqual(valueAt(current, path), valueAt(config, path))) conflicts.push({ owner, path });
-      }
+      visitMembers(applied, readers, ({ node, values, along }) => {
+        if (along?.member && !jsonEqual(values[0], values[1])) conflicts.push({ owner, path: pathOf(node) });
+      }, { set: owner.set, onlyShared: true });
     }
   }
   const handedOver = conflicts.length > 0 && !write.force && current && write.manager === handoverManager ? lastAppliedFields(current, write.strategy) : undefined;
@@ -164,12 +170,8 @@ export function applyWithOwnership(current: JsonObject | undefined, config: Json
   }
   for (const { owner, path } of conflicts) owner.set.delete(path);
 
-  const result = current ? cloneJson(current) : {};
   // Rule 3: what this manager applied before and no longer applies goes, unless someone else holds it.
-  for (const path of previous.paths()) {
-    if (applied.hasAtOrBelow(path) || owners.some((o) => o.set.hasAtOrBelow(path))) continue;
-    removePath(result, path);
-  }
+  const result = current ? withoutUncovered(current, previous, [applied, ...owners.map((o) => o.set)]) : {};
   const configCopy = cloneJson(config);
   const configMeta = configCopy['metadata'];
   if (isJsonObject(configMeta)) delete configMeta['managedFields'];
@@ -188,19 +190,23 @@ export function applyWithOwnership(current: JsonObject | undefined, config: Json
  */
 export function managedFieldsAfterUpdate(old: JsonObject | undefined, next: JsonObject, write: ManagedWrite): ManagedFieldsEntry[] | undefined {
   const owners = readEntries(next);
-  const nextSet = fieldSetOf(next, write.strategy);
-  const oldSet = old ? fieldSetOf(old, write.strategy) : new FieldSet();
-  const changed = new FieldSet();
-  for (const path of nextSet.paths()) if (!oldSet.has(path) || !jsonEqual(valueAt(old, path), valueAt(next, path))) changed.add(path);
+  const nextValues = new ValueReader(next);
+  // Every field of `next`, less those `old` had with the same value.
+  const changed = fieldSetOf(next, write.strategy);
+  if (old) {
+    visitMembers(changed, [new ValueReader(old), nextValues], ({ node, values, along }) => {
+      if (along?.member && jsonEqual(values[0], values[1])) changed.unmark(node);
+    }, { set: fieldSetOf(old, write.strategy), onlyShared: false });
+  }
   for (const owner of owners) {
-    for (const path of owner.set.paths()) {
-      // Fields that are gone are nobody's; changed fields now belong to the writer.
-      if (valueAt(next, path) === undefined || changed.has(path)) owner.set.delete(path);
-    }
+    // Fields that are gone are nobody's; changed fields now belong to the writer.
+    visitMembers(owner.set, [nextValues], ({ node, values, along }) => {
+      if (values[0] === undefined || along?.member) owner.set.unmark(node);
+    }, { set: changed, onlyShared: false });
   }
   if (changed.size === 0) return finish(owners, undefined);
   const mineIndex = owners.findIndex((o) => sameManager(o.entry, write.manager, 'Update', write.subresource));
   const mine = mineIndex >= 0 ? (owners.splice(mineIndex, 1)[0] as Owner).set : new FieldSet();
-  for (const path of changed.paths()) mine.add(path);
+  mine.addAll(changed);
   return finish(owners, entryFor(write, 'Update', mine));
 }
