@@ -256,4 +256,19 @@ describe('applyJsonPatch: bounded work (kube-apiserver limits)', () => {
     assert.ok(applyJsonPatch(doc, growing.slice(0, 1)));
     expectPatchError(() => applyJsonPatch(doc, growing), 422, /nested deeper than 1000 levels/);
   });
+
+  test('moves are depth-checked once, on the result: a patch may nest a value past 1000 levels and bring it back, but not end there', () => {
+    const chain = (depth: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < depth; i++) v = { a: v };
+      return v;
+    };
+    const doc = { s: chain(600), t: chain(600) } as Doc;
+    const deepest = `/s${'/a'.repeat(599)}/t`;
+    const down = { op: 'move', from: '/t', path: deepest };
+    expectPatchError(() => applyJsonPatch(doc, [down]), 422, 'move operation does not apply: the result would be nested deeper than 1000 levels');
+    assert.deepEqual(applyJsonPatch(doc, [down, { op: 'move', from: deepest, path: '/t' }]), doc);
+    // A copy never clones what a move nested too deep (cloning recurses): 422, not a stack overflow.
+    expectPatchError(() => applyJsonPatch(doc, [down, { op: 'copy', from: '/s', path: '/u' }]), 422, /copy operation does not apply: the result would be nested deeper than 1000 levels at \/u/);
+  });
 });
