@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyJsonPatch, maxJsonPatchCopyBytes, maxJsonPatchOperations, parseJsonPointer } from './json-patch.js';
+import { applyJsonPatch, maxJsonPatchArrayShifts, maxJsonPatchCopyBytes, maxJsonPatchOperations, parseJsonPointer } from './json-patch.js';
 import { PatchError } from './patch-error.js';
 
 type Doc = Record<string, unknown>;
@@ -270,5 +270,17 @@ describe('applyJsonPatch: bounded work (kube-apiserver limits)', () => {
     assert.deepEqual(applyJsonPatch(doc, [down, { op: 'move', from: deepest, path: '/t' }]), doc);
     // A copy never clones what a move nested too deep (cloning recurses): 422, not a stack overflow.
     expectPatchError(() => applyJsonPatch(doc, [down, { op: 'copy', from: '/s', path: '/u' }]), 422, /copy operation does not apply: the result would be nested deeper than 1000 levels at \/u/);
+  });
+
+  test(`inserts and removes may shift at most ${maxJsonPatchArrayShifts} array elements in all (422 past it)`, () => {
+    const doc: Doc = { items: Array.from({ length: 100_001 }, (_, i) => i) };
+    // Each removal of the first of 100,001 elements shifts the 100,000 after it.
+    const removeFirst = (count: number): unknown[] => Array.from({ length: count }, () => ({ op: 'remove', path: '/items/0' }));
+    const atLimit = applyJsonPatch(doc, removeFirst(maxJsonPatchArrayShifts / 100_000)) as { items: number[] };
+    assert.equal(atLimit.items[0], 100);
+    expectPatchError(() => applyJsonPatch(doc, removeFirst(maxJsonPatchArrayShifts / 100_000 + 1)), 422, `Unable to apply, the array elements shifted by inserts and removes exceed ${maxJsonPatchArrayShifts}`);
+    // At the end of an array nothing shifts: appends and removals of the last element are free.
+    const atEnd = Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? { op: 'add', path: '/items/-', value: 0 } : { op: 'remove', path: '/items/100001' }));
+    assert.equal((applyJsonPatch(doc, atEnd) as { items: number[] }).items.length, 100_001);
   });
 });
