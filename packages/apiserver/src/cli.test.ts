@@ -101,6 +101,20 @@ describe('kubeloop-apiserver CLI', () => {
     }
   });
 
+  test('a data directory that cannot be created is one line on stderr, no stack, exit 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeloop-cli-datadir-'));
+    dirs.push(dir);
+    await writeFile(join(dir, 'a-file'), '');
+    const dataDir = join(dir, 'a-file', 'data');
+    const child = spawn(process.execPath, [...nodeArgs, cliPath, '--port', '0', '--kubeconfig-out', join(dir, 'kc.yaml'), '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    assert.equal(code, 1, stderr);
+    assert.equal(stderr, `kubeloop-apiserver: cannot lock data directory ${dataDir}: not a directory (ENOTDIR)\n`);
+  });
+
   test('--token-file and KUBELOOP_APISERVER_TOKEN keep the token out of ps; --help says so', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kubeloop-cli-token-'));
     dirs.push(dir);

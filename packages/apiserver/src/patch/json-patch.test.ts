@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyJsonPatch, maxJsonPatchCopyBytes, maxJsonPatchOperations, parseJsonPointer } from './json-patch.js';
+import { applyJsonPatch, maxJsonPatchArrayShifts, maxJsonPatchCopyBytes, maxJsonPatchOperations, parseJsonPointer } from './json-patch.js';
 import { PatchError } from './patch-error.js';
 
 type Doc = Record<string, unknown>;
@@ -255,5 +255,32 @@ describe('applyJsonPatch: bounded work (kube-apiserver limits)', () => {
     ];
     assert.ok(applyJsonPatch(doc, growing.slice(0, 1)));
     expectPatchError(() => applyJsonPatch(doc, growing), 422, /nested deeper than 1000 levels/);
+  });
+
+  test('moves are depth-checked once, on the result: a patch may nest a value past 1000 levels and bring it back, but not end there', () => {
+    const chain = (depth: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < depth; i++) v = { a: v };
+      return v;
+    };
+    const doc = { s: chain(600), t: chain(600) } as Doc;
+    const deepest = `/s${'/a'.repeat(599)}/t`;
+    const down = { op: 'move', from: '/t', path: deepest };
+    expectPatchError(() => applyJsonPatch(doc, [down]), 422, 'move operation does not apply: the result would be nested deeper than 1000 levels');
+    assert.deepEqual(applyJsonPatch(doc, [down, { op: 'move', from: deepest, path: '/t' }]), doc);
+    // A copy never clones what a move nested too deep (cloning recurses): 422, not a stack overflow.
+    expectPatchError(() => applyJsonPatch(doc, [down, { op: 'copy', from: '/s', path: '/u' }]), 422, /copy operation does not apply: the result would be nested deeper than 1000 levels at \/u/);
+  });
+
+  test(`inserts and removes may shift at most ${maxJsonPatchArrayShifts} array elements in all (422 past it)`, () => {
+    const doc: Doc = { items: Array.from({ length: 100_001 }, (_, i) => i) };
+    // Each removal of the first of 100,001 elements shifts the 100,000 after it.
+    const removeFirst = (count: number): unknown[] => Array.from({ length: count }, () => ({ op: 'remove', path: '/items/0' }));
+    const atLimit = applyJsonPatch(doc, removeFirst(maxJsonPatchArrayShifts / 100_000)) as { items: number[] };
+    assert.equal(atLimit.items[0], 100);
+    expectPatchError(() => applyJsonPatch(doc, removeFirst(maxJsonPatchArrayShifts / 100_000 + 1)), 422, `Unable to apply, the array elements shifted by inserts and removes exceed ${maxJsonPatchArrayShifts}`);
+    // At the end of an array nothing shifts: appends and removals of the last element are free.
+    const atEnd = Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? { op: 'add', path: '/items/-', value: 0 } : { op: 'remove', path: '/items/100001' }));
+    assert.equal((applyJsonPatch(doc, atEnd) as { items: number[] }).items.length, 100_001);
   });
 });

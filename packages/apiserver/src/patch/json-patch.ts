@@ -17,6 +17,13 @@ export const maxJsonPatchOperations = 10_000;
  * grows a document beyond the request's own size (each can double it).
  */
 export const maxJsonPatchCopyBytes = 3 * 1024 * 1024;
+/**
+ * The most array elements that the inserts and removes of one patch may shift, all together (ours:
+ * kube-apiserver has no such limit). An insert or remove before the end of an array moves every
+ * element after it, so 10,000 moves of the first element of a 450,000-element array shift 4.5
+ * billion elements (seconds of CPU); ordinary patches shift a few thousand.
+ */
+export const maxJsonPatchArrayShifts = 10_000_000;
 import type { JsonObject } from '../json-value.js';
 
 /** One validated RFC 6902 operation. */
@@ -100,40 +107,47 @@ class Applier {
   /** Bytes of JSON the `copy` operations added so far. */
   private copiedBytes = 0;
 
-  /**
-   * Nesting depths of the containers measured so far. A value moved again and again is measured
-   * once (a walk of the whole moved subtree per `move` made 10,000 moves of a large subtree cost
-   * seconds); every add and remove forgets the containers along its path, whose depth it may change.
-   */
-  private readonly depths = new WeakMap<object, number>();
+  /** Array elements shifted by inserts and removes so far. */
+  private shiftedElements = 0;
+  /** Whether a `move` ran: moves are not depth-checked one by one (see {@link applyJsonPatch}). */
+  moved = false;
 
   constructor(public doc: unknown) {}
 
-  add(path: readonly string[], value: unknown, what: string): void {
-    // The stored document is at most maxNestingDepth deep; each insertion keeps it so (the result of
-    // a patch is stored, served and patched again: deeper would overflow the stack somewhere later).
-    if (path.length + this.depthOf(value) > maxNestingDepth) {
+  /**
+   * Refuses to insert `value` at `path` when the document would then be nested deeper than
+   * {@link maxNestingDepth} (the result of a patch is stored, served and patched again: deeper
+   * would overflow the stack somewhere later). Walks `value`, so it is only used for values whose
+   * walks the request bounds: the patch's own values, and copies (within the copy budget).
+   */
+  refuseTooDeep(path: readonly string[], value: unknown, what: string): void {
+    if (path.length + depthOf(value, maxNestingDepth + 1 - path.length) > maxNestingDepth) {
       throw patchDoesNotApply(`${what} operation does not apply: the result would be nested deeper than ${maxNestingDepth} levels at ${formatPath(path)}`);
     }
+  }
+
+  add(path: readonly string[], value: unknown, what: string): void {
     if (path.length === 0) {
       this.doc = value;
       return;
     }
-    this.forgetDepthsAlong(path);
     const parent = valueAt(this.doc, path.slice(0, -1));
     const last = path[path.length - 1]!;
-    if (Array.isArray(parent)) parent.splice(arrayIndex(last, parent.length, true), 0, value);
-    else if (isJsonObject(parent)) setOwn(parent, last, value);
+    if (Array.isArray(parent)) {
+      const index = arrayIndex(last, parent.length, true);
+      this.countShifted(parent.length - index);
+      parent.splice(index, 0, value);
+    } else if (isJsonObject(parent)) setOwn(parent, last, value);
     else throw patchDoesNotApply(`${what} operation does not apply: doc is missing path: "${formatPath(path)}": missing value`);
   }
 
   remove(path: readonly string[], what: string): unknown {
     if (path.length === 0) throw patchDoesNotApply(`${what} operation does not apply: cannot remove the whole document`);
-    this.forgetDepthsAlong(path);
     const parent = valueAt(this.doc, path.slice(0, -1));
     const last = path[path.length - 1]!;
     if (Array.isArray(parent)) {
       const index = arrayIndex(last, parent.length, false);
+      this.countShifted(parent.length - index - 1);
       return parent.splice(index, 1)[0];
     }
     if (isJsonObject(parent) && hasOwn(parent, last)) {
@@ -148,29 +162,18 @@ class Applier {
     );
   }
 
-  /** The nesting depth of `value` (0 for a scalar), from the containers' measured depths. */
-  private depthOf(value: unknown): number {
-    if (typeof value !== 'object' || value === null) return 0;
-    const known = this.depths.get(value);
-    if (known !== undefined) return known;
-    let deepest = 0;
-    for (const child of Array.isArray(value) ? value : Object.values(value as Record<string, unknown>)) deepest = Math.max(deepest, this.depthOf(child));
-    this.depths.set(value, deepest + 1);
-    return deepest + 1;
-  }
-
-  /** Forgets the measured depths of the document's containers from the root down to `path`'s parent. */
-  private forgetDepthsAlong(path: readonly string[]): void {
-    let node: unknown = this.doc;
-    for (let i = 0; i < path.length && typeof node === 'object' && node !== null; i++) {
-      this.depths.delete(node);
-      node = Array.isArray(node) ? node[Number(path[i])] : getOwn(node as Record<string, unknown>, path[i]!);
+  /** Counts `elements` an insert or remove shifts within its array, against {@link maxJsonPatchArrayShifts}. */
+  private countShifted(elements: number): void {
+    this.shiftedElements += elements;
+    if (this.shiftedElements > maxJsonPatchArrayShifts) {
+      throw patchDoesNotApply(`Unable to apply, the array elements shifted by inserts and removes exceed ${maxJsonPatchArrayShifts}`);
     }
   }
 
   apply(op: Operation): void {
     switch (op.op) {
       case 'add':
+        this.refuseTooDeep(op.path, op.value, 'add');
         this.add(op.path, cloneJson(op.value), 'add');
         return;
       case 'remove':
@@ -181,6 +184,7 @@ class Applier {
           this.doc = cloneJson(op.value);
           return;
         }
+        this.refuseTooDeep(op.path, op.value, 'replace');
         this.remove(op.path, 'replace');
         this.add(op.path, cloneJson(op.value), 'replace');
         return;
@@ -198,8 +202,12 @@ class Applier {
           throw patchDoesNotApply(`move operation does not apply: cannot move ${op.rawFrom} into its own child ${op.rawPath}`);
         }
         if (valueAt(this.doc, op.from) === undefined) throw missingFrom('move', op.rawFrom);
+        // The value itself moves, unwalked: a walk (or a cached depth that any add inside the
+        // value forgets) per move made 10,000 moves of a 1 MB map cost minutes. The depth of the
+        // result is checked once, at the end.
         const value = this.remove(op.from, 'move');
         this.add(op.path, value, 'move');
+        this.moved = true;
         return;
       }
       case 'copy': {
@@ -210,6 +218,8 @@ class Applier {
         if (this.copiedBytes > maxJsonPatchCopyBytes) {
           throw patchDoesNotApply(`Unable to copy, the accumulated size increase of copy operations exceeds ${maxJsonPatchCopyBytes}`);
         }
+        // Before cloning, which recurses: after moves, the value may be nested past the limit.
+        this.refuseTooDeep(op.path, value, 'copy');
         this.add(op.path, cloneJson(value), 'copy');
         return;
       }
@@ -217,6 +227,28 @@ class Applier {
   }
 }
 
+/** Nesting depth of `value` (0 for a scalar), counted no further than `limit` (the answer is then `limit`). Iterative. */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const v = next.value;
+    if (typeof v !== 'object' || v === null) continue;
+    const depth = next.depth + 1;
+    if (depth >= limit) return limit;
+    if (depth > deepest) deepest = depth;
+    if (Array.isArray(v)) {
+      for (const child of v) if (typeof child === 'object' && child !== null) pending.push({ value: child, depth });
+      continue;
+    }
+    // for-in, not Object.values: no array of every value of a large map.
+    for (const key in v) {
+      const child = getOwn(v as JsonObject, key);
+      if (typeof child === 'object' && child !== null) pending.push({ value: child, depth });
+    }
+  }
+  return deepest;
+}
 
 /** The length of `value` as JSON text, counted no further than `limit` (the answer is then at least `limit`). Iterative. */
 function jsonBytesUpTo(value: unknown, limit: number): number {
@@ -263,6 +295,12 @@ export function applyJsonPatch(doc: Record<string, unknown>, operations: unknown
   const ops = decodeOperations(operations);
   const applier = new Applier(cloneJson(doc));
   for (const op of ops) applier.apply(op);
+  // Adds, replaces and copies were checked one by one, moves only here, once. Nothing in between
+  // recursed into a moved value: copies check depth before cloning, and a `test` recurses only
+  // as deep as the patch's own value.
+  if (applier.moved && depthOf(applier.doc, maxNestingDepth + 1) > maxNestingDepth) {
+    throw patchDoesNotApply(`move operation does not apply: the result would be nested deeper than ${maxNestingDepth} levels`);
+  }
   if (!isJsonObject(applier.doc)) throw patchDoesNotApply('the patched document is not a JSON object');
   return applier.doc satisfies JsonObject;
 }

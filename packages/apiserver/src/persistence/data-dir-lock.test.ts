@@ -114,4 +114,16 @@ describe('DataDirLock', () => {
     const lock = await DataDirLock.acquire(dir);
     await lock.release();
   });
+
+  test('a data directory that cannot be created (a path through a file) is the same one-line typed error', async () => {
+    const file = join(await tempDir(), 'a-file');
+    await writeFile(file, '');
+    await assert.rejects(DataDirLock.acquire(join(file, 'data')), (err: unknown) => {
+      assert.ok(err instanceof DataDirLockFailedError, `expected a DataDirLockFailedError, got ${String(err)}`);
+      assert.equal(err.systemCode, 'ENOTDIR');
+      assert.equal(err.message.split('\n').length, 1, err.message);
+      assert.match(err.message, /^cannot lock data directory \/.*\/a-file\/data: not a directory \(ENOTDIR\)$/);
+      return true;
+    });
+  });
 });

@@ -53,7 +53,10 @@ export class DataDirLockFailedError extends KubeloopError {
 
   constructor(dir: string, cause: unknown) {
     const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-    const reason = code === 'ENOSPC' ? 'no space left on device' : code === 'EROFS' ? 'read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : String((cause as Error)?.message ?? cause);
+    const message = String((cause as Error)?.message ?? cause);
+    // Node's errno messages are `CODE: description, syscall 'path'`: the description alone (the path is named already).
+    const described = code !== undefined ? new RegExp(`^${code}: ([^,]+)`).exec(message)?.[1] : undefined;
+    const reason = code === 'ENOSPC' ? 'no space left on device' : code === 'EROFS' ? 'read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (described ?? message);
     super('DataDirLockFailedError', `cannot lock data directory ${dir}: ${reason}${code ? ` (${code})` : ''}`, { cause });
     this.systemCode = code;
   }
@@ -125,12 +128,12 @@ async function readIfExists(path: string): Promise<string | undefined> {
   }
 }
 
-/** A held lock; {@link DataDirLock.release} it when the server stops. */
 /** How the lock writes its file: `node:fs/promises` (a test injects a disk that fails). */
 export interface LockWrites {
   writeFile(path: string, content: string, options: { flag: 'wx' }): Promise<void>;
 }
 
+/** A held lock; {@link DataDirLock.release} it when the server stops. */
 export class DataDirLock {
   #released = false;
 
@@ -145,10 +148,17 @@ export class DataDirLock {
    * Takes the lock of `dir` (creating the directory if needed).
    *
    * @throws {@link DataDirLockedError} when another live server holds it.
+   * @throws {@link DataDirLockFailedError} when the directory or the lock cannot be made.
    */
   static async acquire(dir: string, io: LockWrites = { writeFile }): Promise<DataDirLock> {
-    await mkdir(dir, { recursive: true });
-    const key = await realpath(dir);
+    let key: string;
+    try {
+      // A new data directory on a full disk, or a path through a file, fails here already.
+      await mkdir(dir, { recursive: true });
+      key = await realpath(dir);
+    } catch (err) {
+      throw new DataDirLockFailedError(dir, err);
+    }
     const path = join(key, lockFileName);
     if (heldByThisProcess.has(key)) throw new DataDirLockedError(path, parseOwner((await readIfExists(path)) ?? ''));
     const owner: LockOwner = { pid: process.pid, hostname: hostname(), token: randomUUID() };
