@@ -39,6 +39,7 @@ Options:
                           (default: off, plain HTTP)
   --token-file FILE       require "Authorization: Bearer <the file's first line>", carried by
                           the kubeconfig (written 0600); keeps the token out of \`ps\`
+                          (default: none)
   --token T               the same with the token on the command line, where other users of the
                           machine can read it in \`ps\`: prefer --token-file or the environment
                           variable KUBELOOP_APISERVER_TOKEN (precedence: --token, --token-file,
