@@ -1,6 +1,6 @@
 // `node scripts/check-packed.mjs [--client-node=<range>] [--keep]`: what a user gets from npm.
 //
-// 1. `npm pack`s @kubeloop/resource, @kubeloop/operator and @kubeloop/apiserver (their `prepack` builds them).
+// 1. `npm pack`s every published package (scripts/pack-all.mjs; their `prepack` builds them).
 // 2. Checks each tarball ships exactly its public files: no build info, no tests or test helpers, every
 //    `exports`/`bin` target present, every relative import and every source map resolving inside the tarball.
 // 3. Installs the tarballs (their dependencies from the npm registry) into a fresh strict NodeNext project
@@ -13,6 +13,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join, normalize, posix } from 'node:path';
 import { parseArgs } from 'node:util';
+import ts from 'typescript';
 import { PUBLISHED_PACKAGES, packAll } from './pack-all.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -39,11 +40,12 @@ function run(command, commandArgs, options) {
   return result.stdout;
 }
 
-/** The relative module specifiers of a JavaScript or declaration file. */
+/**
+ * The relative module specifiers of a JavaScript or declaration file, by TypeScript's own scanner: code that
+ * writes code (the CLI's templates, codegen's output) has `import ... from './x.js'` inside strings, which is not an import.
+ */
 function relativeImports(text) {
-  const found = [];
-  for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"](\.{1,2}\/[^'"]+)['"]/g)) found.push(m[1]);
-  return found;
+  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName).filter((name) => /^\.{1,2}\//.test(name));
 }
 
 /** Problems of one packed package: forbidden files, missing entry points, dangling imports and source maps. */

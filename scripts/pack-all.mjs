@@ -1,6 +1,7 @@
 // `npm run pack:all [-- <folder>]`: the way to install kubeloop until its packages are on the npm registry.
-// Packs @kubeloop/resource, @kubeloop/operator and @kubeloop/apiserver (their `prepack` builds them) into one
-// folder (default: <repo>/.kubeloop/packages) and prints the `npm install` line for another project.
+// Packs @kubeloop/resource, @kubeloop/operator, @kubeloop/apiserver, @kubeloop/codegen, the `kubeloop` CLI and
+// `create-kubeloop` (their `prepack` builds them) into one folder (default: <repo>/.kubeloop/packages) and prints
+// the `npm install` line for another project.
 // scripts/check-packed.mjs packs through the same function, so what it checks is what this produces.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The workspaces that are published, in dependency order. */
-export const PUBLISHED_PACKAGES = ['packages/resource', 'packages/operator', 'packages/apiserver'];
+export const PUBLISHED_PACKAGES = ['packages/resource', 'packages/operator', 'packages/apiserver', 'tools/codegen', 'packages/cli', 'packages/create-kubeloop'];
 
 /**
  * `npm pack`s every published package into `destination` (created if missing); npm's `--json` report,
@@ -34,6 +35,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     for (const p of packed) process.stdout.write(`${resolve(destination, p.filename)}  ${(p.size / 1024).toFixed(0)} KiB\n`);
     process.stdout.write(`\nIn your project (Node.js >= 20.19):\n  npm install ${packed.map((p) => resolve(destination, p.filename)).join(' ')}\n`);
     process.stdout.write('(@kubeloop/apiserver is for tests and local development: add --save-dev for it on its own line if you prefer.)\n');
+
   } catch (error) {
     process.stderr.write(`pack:all failed: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -9,7 +9,7 @@ import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const roots = ['packages/resource', 'packages/operator', 'packages/apiserver', 'examples', 'tools', 'test'];
+const roots = ['packages/resource', 'packages/operator', 'packages/apiserver', 'packages/cli', 'packages/create-kubeloop', 'examples', 'tools', 'test'];
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
