@@ -36,7 +36,7 @@ interface TypeScriptModule {
     sourceMapText?: string;
     diagnostics?: { messageText: string | { messageText: string }; start?: number }[];
   };
-  ModuleKind: { NodeNext: number };
+  ModuleKind: { ESNext: number };
   ScriptTarget: { ES2022: number };
 }
 
@@ -91,7 +91,8 @@ function esbuildCompiler(esbuild: EsbuildModule, srcDir: string, outDir: string)
 }
 
 function typescriptCompiler(ts: TypeScriptModule, srcDir: string, outDir: string): SourceCompiler {
-  const compilerOptions = { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022, sourceMap: true, verbatimModuleSyntax: true };
+  // ESNext, not NodeNext: transpileModule sees no package.json, and NodeNext would then write CommonJS.
+  const compilerOptions = { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, sourceMap: true, verbatimModuleSyntax: true };
   return {
     name: 'typescript',
     async compile() {
