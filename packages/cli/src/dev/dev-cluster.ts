@@ -52,7 +52,9 @@ export async function startDevCluster(options: DevClusterOptions): Promise<DevCl
       stop: () => Promise.resolve(transport.close()),
     };
   }
-  const module = (await importFromProject<ApiServerModule>(options.root, '@kubeloop/apiserver')) ?? (await import('@kubeloop/apiserver'));
+  // The project's own (a devDependency of every scaffolded project), at the project's version.
+  const module = await importFromProject<ApiServerModule>(options.root, '@kubeloop/apiserver');
+  if (module === undefined) throw new CommandFailure('the embedded API server is not installed in this project: `npm install -D @kubeloop/apiserver`, or pass --kubeconfig');
   const dataDir = join(options.stateDir, 'data');
   await mkdir(dataDir, { recursive: true });
   let server: ApiServer;
