@@ -920,7 +920,8 @@ export class InformerController {
     metrics.ongoingProcesses.dec();
     metrics.watcherDuration.observe((now - startedAt) / 1000);
     if (failure === undefined) {
-      this.callLog?.record(work.kind, objectKey(work.object), { at: this.clock.now(), handler: 'watcher', action: work.action, attempt: work.type === 'watcher' ? work.attempt : 0, result: 'ok', durationMs: now - startedAt });
+      const log = this.callLog;
+      if (log !== undefined) log.record(work.kind, objectKey(work.object), { at: this.clock.now(), handler: 'watcher', action: work.action, attempt: work.type === 'watcher' ? work.attempt : 0, result: 'ok', durationMs: now - startedAt });
       return now;
     }
     // Gave up because the shutdown aborted its signal (however wrapped): not an error.
@@ -960,9 +961,13 @@ export class InformerController {
     const result = failure !== undefined ? failure.result : (outcome as ReconcileResult | undefined);
     const requeueAfter = result?.requeueAfter;
     const requeueMs = requeueAfter == null ? Number.NaN : toMillis(requeueAfter);
-    const call = { at: this.clock.now(), handler: 'reconciler', action: ReconcileAction[request.action] ?? String(request.action), durationMs: now - startedAt } as const;
+    const log = this.callLog;
+    const durationMs = now - startedAt;
     if (Number.isNaN(requeueMs) && failure === undefined) {
-      this.callLog?.record(work.kind, objectKey(work.object), { ...call, attempt: work.type === 'reconciler' ? work.attempt : 0, result: 'ok' });
+      if (log !== undefined) {
+        const call = { at: this.clock.now(), handler: 'reconciler', action: reconcileActionName(request), attempt: work.type === 'reconciler' ? work.attempt : 0, result: 'ok', durationMs } as const;
+        log.record(work.kind, objectKey(work.object), call);
+      }
       return now;
     }
 
@@ -974,13 +979,14 @@ export class InformerController {
     const { kind, action, object } = work;
     if (!Number.isNaN(requeueMs)) {
       if (failure !== undefined) this.report(error, { ...where, attempt: failedAttempt, retryAfterMs: requeueMs });
-      this.callLog?.record(kind, where.objectKey, { ...call, attempt: failure !== undefined ? failedAttempt : previousAttempt, result: failure !== undefined ? 'error' : 'requeue', retryInMs: requeueMs }, error);
+      const attempt = failure !== undefined ? failedAttempt : previousAttempt;
+      log?.record(kind, where.objectKey, { at: this.clock.now(), handler: 'reconciler', action: reconcileActionName(request), attempt, result: failure !== undefined ? 'error' : 'requeue', durationMs, retryInMs: requeueMs }, error);
       this.scheduleRetry({ type: 'reconciler', handler: reconciler, kind, action, object, request: next, attempt: previousAttempt, error, metrics }, requeueMs, 'requeue');
       return now;
     }
     const [again, delayMs] = this.decideRetry(error, failedAttempt);
     this.report(error, { ...where, attempt: failedAttempt, retryAfterMs: again ? delayMs : undefined });
-    this.callLog?.record(kind, where.objectKey, { ...call, attempt: failedAttempt, result: 'error', retryInMs: again ? delayMs : undefined }, error);
+    log?.record(kind, where.objectKey, { at: this.clock.now(), handler: 'reconciler', action: reconcileActionName(request), attempt: failedAttempt, result: 'error', durationMs, retryInMs: again ? delayMs : undefined }, error);
     if (again) this.scheduleRetry({ type: 'reconciler', handler: reconciler, kind, action, object, request: next, attempt: failedAttempt, error, metrics }, delayMs, 'error');
     return now;
   }
@@ -1063,6 +1069,11 @@ function requestOf(event: EventItem): ReconcileRequest {
   const { action, old, object } = event;
   const resynced = action === 'UPDATE' && old !== undefined && isResync(old, object);
   return { action: resynced ? ReconcileAction.Resynced : reconcileActionFromResourceAction(action), object };
+}
+
+/** `Created`, `Updated`, `Deleted` or `Resynced`: the name the status page shows of a reconcile's action. */
+function reconcileActionName(request: ReconcileRequest): string {
+  return ReconcileAction[request.action] ?? String(request.action);
 }
 
 /** A reconciler's failure: a `ReconcileError` carries a result besides its cause. */
