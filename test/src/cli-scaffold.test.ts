@@ -3,7 +3,7 @@
  * scaffolded from the tarballs into a temporary directory (`kubeloop init --packages`), installed with npm
  * (our packages from the tarballs, the rest from npm's cache first), its own `npm test` run (the test kit:
  * happy path, delete through the finalizer, a seeded fault schedule), and the project's installed kubeloop
- * checking its generated files. The errors a user meets first are one line with the right exit code.
+ * checking its generated files, and `kubeloop dev` reconciling a kubectl-created object. The errors a user meets first are one line with the right exit code.
  * Every command is bounded in time, runs in its own process group, and must leave no process behind.
  */
 import { after, before, describe, test } from 'node:test';
@@ -11,7 +11,10 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DevSession, processesIn } from './support/dev-session.js';
 import { runGroupCommand } from './support/group-command.js';
+import { Kubectl } from './support/kubectl.js';
+import { waitFor } from './support/wait-for.js';
 import type { GroupCommandResult } from './support/group-command.js';
 import { TempDirs } from './support/temp-dir.js';
 
@@ -70,6 +73,24 @@ describe('a project scaffolded by kubeloop init from the packed tarballs', { tim
       assert.equal(stale.stderr, 'kubeloop generate: 3 generated files are not up to date: crds/websites.example.com.yaml (stale), src/kinds/website.ts (stale), deploy/operator.yaml (stale); run `npx kubeloop generate`\n');
     } finally {
       await writeFile(schemaPath, schema);
+    }
+  });
+
+  test('kubeloop dev runs it on the embedded API server: a Website created with kubectl becomes Ready; Ctrl-C leaves no process', async () => {
+    const dev = new DevSession({ kubeloop: join(project, 'node_modules/kubeloop/bin/kubeloop.js'), cwd: project });
+    try {
+      const [, kubeconfig] = await dev.waitForOutput(/^ {2}export KUBECONFIG=(\S+)$/m, 120_000);
+      await dev.waitForOutput(/^operator ready in \d+ ms \(compiled \d+ files in \d+ ms with typescript\)$/m, 120_000);
+      const kubectl = await Kubectl.create(await readFile(kubeconfig!, 'utf8'), await temp.make('cli-scaffold-kubectl'));
+      await kubectl.ok(['apply', '-f', '-'], { input: 'apiVersion: example.com/v1alpha1\nkind: Website\nmetadata: {name: hello, namespace: default}\nspec: {image: nginx:1.27, replicas: 1}\n' });
+      await waitFor(
+        async () => (await kubectl.json<{ status?: { conditions?: { type: string; status: string }[] } }>(['get', 'website', 'hello'])).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        { timeoutMs: 60_000, what: 'the Website to be Ready' },
+      );
+      assert.deepEqual(await dev.interrupt(30_000), { code: 0, signal: null }, dev.stderr);
+      assert.deepEqual(processesIn(project), [], 'no process of the project is left');
+    } finally {
+      dev.kill();
     }
   });
 

@@ -164,6 +164,12 @@ export type { LeaderElectorOptions, LeaderElectionOutcome, LeaderLease, LeaderLe
 export { LeaderElector } from './runtime/leader-elector.js';
 export type { HealthCheck, HealthCheckResult, OperatorServerOptions } from './runtime/operator-server.js';
 export { OperatorServer } from './runtime/operator-server.js';
+export type { HandlerCall, HandlerCallResult, HandlerCallLogOptions, ObjectCalls, LastError } from './status/handler-call-log.js';
+export { HandlerCallLog } from './status/handler-call-log.js';
+export type { OperatorStatus, ControllerStatus, InformerStatus, QueueStatus, CallTotals } from './status/controller-status.js';
+export type { StatusPageOptions } from './status/status-page.js';
+export { renderStatusPage } from './status/status-page.js';
+export { escapeHtml } from './status/escape-html.js';
 export type { ShutdownSignalOptions, ShutdownHandle, RunnableOperator, RunOperatorOptions, RunOperatorLeaderElection, RunOperatorResult } from './runtime/graceful-shutdown.js';
 export { shutdownSignal, runOperator } from './runtime/graceful-shutdown.js';
 

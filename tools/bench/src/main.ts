@@ -20,6 +20,7 @@ import { runLatency } from './scenarios/latency.js';
 import { runRetryScheduler } from './scenarios/retry-scheduler.js';
 import { runRuntimeOverhead } from './scenarios/runtime-overhead.js';
 import { runScale } from './scenarios/scale.js';
+import { runDevLoopBench } from './scenarios/dev-loop.js';
 import { runWatchIngest } from './scenarios/watch-ingest.js';
 import { nowSeconds } from './measure.js';
 
@@ -60,6 +61,8 @@ async function runScenario(id: ScenarioId, options: BenchOptions): Promise<Scena
       return runApiServerBench({ starts: s.apiserverStarts, writes: s.apiserverWrites, watchers: s.apiserverWatchers, runs: s.runs, log });
     case 'runtime-overhead':
       return runRuntimeOverhead({ events: s.overheadEvents, keys: s.overheadKeys, runs: s.runs, log, execArgv });
+    case 'dev-loop':
+      return runDevLoopBench({ starts: s.devStarts, edits: s.devEdits, log });
     case 'scale':
       return runScale({ objects: s.scaleObjects, rate: s.scaleRate, seconds: s.scaleSeconds, runs: s.scaleRuns, seed: options.seed, log, execArgv });
   }

@@ -2,7 +2,7 @@
 import type { ScenarioId } from './report/scenario-report.js';
 
 /** Every scenario, in report order. */
-export const ALL_SCENARIOS: readonly ScenarioId[] = ['watch-ingest', 'cache-memory', 'retry-scheduler', 'latency', 'apiserver', 'runtime-overhead', 'scale'];
+export const ALL_SCENARIOS: readonly ScenarioId[] = ['watch-ingest', 'cache-memory', 'retry-scheduler', 'latency', 'apiserver', 'runtime-overhead', 'scale', 'dev-loop'];
 
 /** Sizes of one benchmark run. */
 export interface BenchSizes {
@@ -30,6 +30,9 @@ export interface BenchSizes {
   scaleRate: number;
   scaleSeconds: number;
   scaleRuns: number;
+  /** Scenario 8: fresh `kubeloop dev` processes, and saved edits in each. */
+  devStarts: number;
+  devEdits: number;
   /** Measured runs per consumer of the other scenarios (median reported) and discarded warm-up rounds. */
   runs: number;
   warmups: number;
@@ -54,6 +57,8 @@ export const FULL_SIZES: BenchSizes = {
   scaleRate: 1_000,
   scaleSeconds: 30,
   scaleRuns: 3,
+  devStarts: 3,
+  devEdits: 5,
   runs: 3,
   warmups: 1,
 };
@@ -77,6 +82,8 @@ export const QUICK_SIZES: BenchSizes = {
   scaleRate: 200,
   scaleSeconds: 3,
   scaleRuns: 1,
+  devStarts: 1,
+  devEdits: 2,
   runs: 1,
   warmups: 0,
 };
@@ -95,7 +102,7 @@ export interface BenchOptions {
   consumers: string[] | undefined;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=watch-ingest,cache-memory,retry-scheduler,latency,apiserver,runtime-overhead,scale]
+const USAGE = `usage: npm run bench -- [--quick] [--only=watch-ingest,cache-memory,retry-scheduler,latency,apiserver,runtime-overhead,scale,dev-loop]
                       [--runs=N] [--events=N] [--no-write] [--cpu-prof] [--seed=N] [--consumers=raw,kubeloop,...]`;
 
 /** Parses `argv` (without node and script). Throws a usage error for anything it does not know. */

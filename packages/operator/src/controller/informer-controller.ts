@@ -36,6 +36,9 @@ import type { RetryDequeuePolicy } from '../queue/retry-dequeue-policy.js';
 import { DefaultRetryPolicy, toMillis } from '../queue/retry-policy.js';
 import type { RetryPolicy } from '../queue/retry-policy.js';
 import { RetryScheduler } from '../queue/retry-scheduler.js';
+import { HandlerCallLog } from '../status/handler-call-log.js';
+import type { HandlerCallLogOptions } from '../status/handler-call-log.js';
+import type { ControllerStatus, InformerStatus } from '../status/controller-status.js';
 import { SpanNames, endSpan, recordSpanError, runInSpan, startObjectSpan, tracingEnabled } from '../observability/tracing.js';
 import { DEFAULT_MAX_CONCURRENT_WORKERS, WorkQueue } from '../queue/work-queue.js';
 
@@ -144,6 +147,12 @@ export interface InformerControllerConfig {
   cacheSyncTimeoutMs?: number | undefined;
   /** The controller's name: the `controller` label of its metrics in `Operator.prometheusCollectors()`. Default: set by the operator (`controller-{n}`). */
   name?: string | undefined;
+  /**
+   * The recent handler calls kept per object for `status()` (the operator server's `/status` page):
+   * bounds of the log, or `false` to keep none. Default: `{}` (the last 20 calls of the last 500
+   * objects called, error messages cut to 300 characters; see `HandlerCallLog`).
+   */
+  callLog?: HandlerCallLogOptions | false | undefined;
 }
 
 /** Options of {@link InformerController.addInformer}. */
@@ -309,6 +318,7 @@ export class InformerController {
   private readonly scheduler: RetryScheduler<RetryEntry>;
   private readonly informers = new ListMap<string, Informer>();
   private readonly secondaries: SecondarySource[] = [];
+  private readonly callLog: HandlerCallLog | undefined;
   /** Every informer started by this controller: one informer added several times (as a primary and a secondary) runs once. */
   private readonly started = new Set<Informer>();
   // Copy-on-write lists: an event iterates the list it started with, whatever is added or removed meanwhile.
@@ -359,6 +369,48 @@ export class InformerController {
       () => this.queue.depth,
       () => this.scheduler.size,
     );
+    this.callLog = config.callLog === false ? undefined : new HandlerCallLog(config.callLog);
+  }
+
+  /**
+   * What the status page shows of this controller: its informers (synced, objects, last event,
+   * reconnects), its queue (depth, the longest-waiting item) and its recent handler calls per object.
+   * Walks the queue: call it on demand, not per event.
+   */
+  status(): ControllerStatus {
+    const now = this.clock.now();
+    const informers: InformerStatus[] = [];
+    this.informers.rangeAll((kind, _i, informer) => informers.push(this.informerStatus(kind, 'primary', informer)));
+    for (const source of this.secondaries) informers.push(this.informerStatus(source.registration.kind, source.method, source.informer));
+    const oldest = this.queue.oldestQueued((item) => item.queuedAt);
+    const log = this.callLog;
+    return {
+      name: this.name ?? '',
+      now,
+      running: this.lifecycle.synced,
+      informers,
+      queue: {
+        depth: this.queue.depth,
+        inFlight: this.queue.inFlight,
+        pendingRetries: this.scheduler.size,
+        longestWaiting: oldest === undefined ? undefined : { kind: oldest.item.kind, key: objectKey(oldest.item.object), waitingMs: now - oldest.at },
+      },
+      totals: { calls: log?.totalCalls ?? 0, errors: log?.failedCalls ?? 0, lastError: log?.lastError },
+      objects: log?.objects() ?? [],
+    };
+  }
+
+  private informerStatus(kind: string, role: InformerStatus['role'], informer: Informer): InformerStatus {
+    const stats = this.informerMetricsUsed ? this.informerMetrics.statsOf(informer.schema().kind) : undefined;
+    return {
+      kind,
+      role,
+      synced: informer.hasSynced(),
+      objects: informer.store.size,
+      lastEventAt: stats === undefined || stats.lastEventMs === 0 ? undefined : stats.lastEventMs,
+      watchConnects: stats?.watchConnects,
+      restarts: stats?.restarts,
+    };
   }
 
   /**
@@ -867,13 +919,24 @@ export class InformerController {
     const metrics = work.metrics;
     metrics.ongoingProcesses.dec();
     metrics.watcherDuration.observe((now - startedAt) / 1000);
+    if (failure === undefined) {
+      const log = this.callLog;
+      if (log !== undefined) log.record(work.kind, objectKey(work.object), { at: this.clock.now(), handler: 'watcher', action: work.action, attempt: work.type === 'watcher' ? work.attempt : 0, result: 'ok', durationMs: now - startedAt });
+      return now;
+    }
     // Gave up because the shutdown aborted its signal (however wrapped): not an error.
-    if (failure === undefined || this.lifecycle.isShutdownAbort(failure.error)) return now;
+    if (this.lifecycle.isShutdownAbort(failure.error)) return now;
     const error = failure.error;
     metrics.watcherErrors.inc();
     const attempt = work.type === 'watcher' ? work.attempt + 1 : 0;
     const [again, delayMs] = this.decideRetry(error, attempt);
     this.report(error, { resourceKind: work.kind, objectKey: objectKey(work.object), action: work.action, source: 'watcher', attempt, retryAfterMs: again ? delayMs : undefined });
+    this.callLog?.record(
+      work.kind,
+      objectKey(work.object),
+      { at: this.clock.now(), handler: 'watcher', action: work.action, attempt, result: 'error', durationMs: now - startedAt, retryInMs: again ? delayMs : undefined },
+      error,
+    );
     if (again) {
       const { kind, action, object, old } = work;
       this.scheduleRetry({ type: 'watcher', handler: watcher, kind, action, object, old, attempt, error, metrics }, delayMs, 'error');
@@ -898,7 +961,15 @@ export class InformerController {
     const result = failure !== undefined ? failure.result : (outcome as ReconcileResult | undefined);
     const requeueAfter = result?.requeueAfter;
     const requeueMs = requeueAfter == null ? Number.NaN : toMillis(requeueAfter);
-    if (Number.isNaN(requeueMs) && failure === undefined) return now;
+    const log = this.callLog;
+    const durationMs = now - startedAt;
+    if (Number.isNaN(requeueMs) && failure === undefined) {
+      if (log !== undefined) {
+        const call = { at: this.clock.now(), handler: 'reconciler', action: reconcileActionName(request), attempt: work.type === 'reconciler' ? work.attempt : 0, result: 'ok', durationMs } as const;
+        log.record(work.kind, objectKey(work.object), call);
+      }
+      return now;
+    }
 
     const error = failure?.error;
     const next: ReconcileRequest = result?.state !== undefined ? { ...request, state: result.state } : request;
@@ -908,11 +979,14 @@ export class InformerController {
     const { kind, action, object } = work;
     if (!Number.isNaN(requeueMs)) {
       if (failure !== undefined) this.report(error, { ...where, attempt: failedAttempt, retryAfterMs: requeueMs });
+      const attempt = failure !== undefined ? failedAttempt : previousAttempt;
+      log?.record(kind, where.objectKey, { at: this.clock.now(), handler: 'reconciler', action: reconcileActionName(request), attempt, result: failure !== undefined ? 'error' : 'requeue', durationMs, retryInMs: requeueMs }, error);
       this.scheduleRetry({ type: 'reconciler', handler: reconciler, kind, action, object, request: next, attempt: previousAttempt, error, metrics }, requeueMs, 'requeue');
       return now;
     }
     const [again, delayMs] = this.decideRetry(error, failedAttempt);
     this.report(error, { ...where, attempt: failedAttempt, retryAfterMs: again ? delayMs : undefined });
+    log?.record(kind, where.objectKey, { at: this.clock.now(), handler: 'reconciler', action: reconcileActionName(request), attempt: failedAttempt, result: 'error', durationMs, retryInMs: again ? delayMs : undefined }, error);
     if (again) this.scheduleRetry({ type: 'reconciler', handler: reconciler, kind, action, object, request: next, attempt: failedAttempt, error, metrics }, delayMs, 'error');
     return now;
   }
@@ -995,6 +1069,11 @@ function requestOf(event: EventItem): ReconcileRequest {
   const { action, old, object } = event;
   const resynced = action === 'UPDATE' && old !== undefined && isResync(old, object);
   return { action: resynced ? ReconcileAction.Resynced : reconcileActionFromResourceAction(action), object };
+}
+
+/** `Created`, `Updated`, `Deleted` or `Resynced`: the name the status page shows of a reconcile's action. */
+function reconcileActionName(request: ReconcileRequest): string {
+  return ReconcileAction[request.action] ?? String(request.action);
 }
 
 /** A reconciler's failure: a `ReconcileError` carries a result besides its cause. */

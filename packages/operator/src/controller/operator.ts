@@ -1,3 +1,4 @@
+import type { ControllerStatus, OperatorStatus } from '../status/controller-status.js';
 import { ControllerLabelledMetrics } from '../observability/controller-labelled-metrics.js';
 import type { LabelledSource } from '../observability/controller-labelled-metrics.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -23,6 +24,8 @@ export interface Controller {
    * if it can tell. Unlike `hasSynced`, it says nothing about workers.
    */
   cachesSynced?(): boolean;
+  /** What the status page shows of it (informers, queue, recent handler calls), if it can tell (undefined: nothing yet). */
+  status?(): ControllerStatus | undefined;
   /**
    * The `controller` label of its metrics in {@link Operator.prometheusCollectors}; unique within an
    * operator. Default: `controller-{n}`, n being its 1-based position in the operator.
@@ -77,6 +80,19 @@ export class Operator {
       for (const metric of c.prometheusCollectors()) sources.push({ controller, metric });
     });
     return sources;
+  }
+
+  /**
+   * The status of every controller that can tell (`status`), named as in the metrics (`controller-{n}`
+   * by default): what the operator server's `/status` page shows. Taken on demand.
+   */
+  status(): OperatorStatus {
+    const controllers: ControllerStatus[] = [];
+    this.controllers.forEach((c, i) => {
+      const status = typeof c.status === 'function' ? c.status() : undefined;
+      if (status !== undefined) controllers.push({ ...status, name: c.name ?? `controller-${i + 1}` });
+    });
+    return { controllers };
   }
 
   /** Readiness: true while running once every controller that can tell (`hasSynced`) has opened its sync gate. */

@@ -527,6 +527,8 @@ export class InformerMetrics {
   private readonly bound = new Map<string, BoundInformerMetrics>();
   /** Per kind, the epoch milliseconds of the last event (0: none yet), published at scrape time. */
   private readonly lastEventMs = new Map<string, { atMs: number }>();
+  /** Per kind, plain counts for the status page (prom-client's values are only read asynchronously). */
+  private readonly counts = new Map<string, { watchConnects: number; restarts: number }>();
 
   constructor(options: MetricsOptions = {}) {
     const ns = options.namespace;
@@ -602,12 +604,20 @@ export class InformerMetrics {
       const backoff = this.backoffSeconds.labels(kind);
       const lastEvent = { atMs: 0 };
       this.lastEventMs.set(kind, lastEvent);
+      const counts = { watchConnects: 0, restarts: 0 };
+      this.counts.set(kind, counts);
       b = {
-        watchConnected: () => connects.inc(),
+        watchConnected: () => {
+          counts.watchConnects++;
+          connects.inc();
+        },
         relisted: () => relists.inc(),
         synced: (atMs) => lastSync.set(atMs / 1000),
         decodeError: () => decodeErrors.inc(),
-        restarted: (reason) => this.restartsTotal.labels(kind, reason).inc(),
+        restarted: (reason) => {
+          counts.restarts++;
+          this.restartsTotal.labels(kind, reason).inc();
+        },
         backingOff: (delayMs) => backoff.set(delayMs / 1000),
         eventReceived: (atMs) => {
           lastEvent.atMs = atMs;
@@ -618,6 +628,12 @@ export class InformerMetrics {
       this.bound.set(kind, b);
     }
     return b;
+  }
+
+  /** What the informers of `kind` counted so far (the status page); undefined when none counts into these metrics. */
+  statsOf(kind: string): { watchConnects: number; restarts: number; lastEventMs: number } | undefined {
+    const counts = this.counts.get(kind);
+    return counts === undefined ? undefined : { ...counts, lastEventMs: this.lastEventMs.get(kind)?.atMs ?? 0 };
   }
 
   /** Every collector, for registration. */

@@ -198,6 +198,21 @@ export class WorkQueue<T> {
     return this.states.get(key)?.items ?? [];
   }
 
+  /**
+   * The queued, not started item with the smallest `queuedAt(item)` (items it gives no time are
+   * skipped), with its key; undefined when none. Walks every key: for a status page, not a hot path.
+   */
+  oldestQueued(queuedAt: (item: T) => number | undefined): { key: string; item: T; at: number } | undefined {
+    let oldest: { key: string; item: T; at: number } | undefined;
+    for (const state of this.states.values()) {
+      for (const item of state.items) {
+        const at = queuedAt(item);
+        if (at !== undefined && (oldest === undefined || at < oldest.at)) oldest = { key: state.key, item, at };
+      }
+    }
+    return oldest;
+  }
+
   /** Removes the queued, not started items of `key` that `predicate` accepts and returns them. */
   removeQueued(key: string, predicate: (item: T) => boolean): T[] {
     const state = this.states.get(key);

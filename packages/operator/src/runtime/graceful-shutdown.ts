@@ -7,6 +7,7 @@ import type { LeaderElectionOutcome, LeaderElectorOptions } from './leader-elect
 import { consoleLogger } from '../observability/logger.js';
 import type { Logger } from '../observability/logger.js';
 import type { OperatorServer } from './operator-server.js';
+import type { OperatorStatus } from '../status/controller-status.js';
 
 /** Options of {@link shutdownSignal}. */
 export interface ShutdownSignalOptions {
@@ -68,6 +69,8 @@ export interface RunnableOperator {
   hasSynced?(): boolean;
   /** True once the informers it runs have synced, while warming up too; a warm follower's readiness. */
   cachesSynced?(): boolean;
+  /** What the server's `/status` page shows (an `Operator` has it). */
+  status?(): OperatorStatus;
 }
 
 /** Leader election of {@link runOperator}: the elector's options, without `onStartedLeading` (runOperator's), plus warm-up. */
@@ -102,7 +105,7 @@ export interface RunOperatorOptions {
    */
   leaderElection?: RunOperatorLeaderElection | undefined;
   /**
-   * Serves /metrics, /healthz, /readyz. Started here if it is not yet listening, and then stopped
+   * Serves /metrics, /healthz, /readyz, and /status from the operator's `status()` when it has one. Started here if it is not yet listening, and then stopped
    * at the end. Checks added: liveness `operator` (the operator has not failed); readiness
    * `leader-election` (the lease has been read) and `informers-synced` (from `hasSynced` while leading;
    * while following with `warmup`, from `cachesSynced`, see `warmupGatesReadiness`). Default: none.
@@ -189,6 +192,7 @@ async function runOperatorHeld(options: RunOperatorOptions): Promise<RunOperator
   if (startedServer) await server.start();
   if (server) {
     server.registerCollectors(operator.prometheusCollectors?.() ?? []);
+    if (typeof operator.status === 'function') server.setStatusSource(() => operator.status?.() ?? { controllers: [] });
     if (elector) server.registerCollectors(elector.prometheusCollectors());
     addCheckOnce(server, 'health', 'operator', () => {
       if (failed) throw new Error(`operator failed: ${describe(failed.error)}`);

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Metric } from 'prom-client';
 import { InvalidArgumentError } from '../errors.js';
+import type { OperatorStatus } from '../status/controller-status.js';
+import { renderStatusPage } from '../status/status-page.js';
 
 /**
  * A health or readiness check. Passing: returns (or resolves) `undefined` or `true`. Failing:
@@ -25,6 +27,13 @@ export interface OperatorServerOptions {
   collectDefaultMetrics?: boolean | undefined;
   /** A check that has not answered within this time fails. Default: 5000. */
   checkTimeoutMs?: number | undefined;
+  /**
+   * Serve the status page at `/status` (HTML) and `/status.json`: the controllers, their informers and
+   * queues, and each object's recent handler calls, from the source `runOperator` sets (see
+   * `setStatusSource`). It shows object names and error messages: turn it off (`false`) when the
+   * metrics port is reachable by people who should not see them. Default: true.
+   */
+  statusPage?: boolean | undefined;
 }
 
 interface NamedCheck {
@@ -50,6 +59,7 @@ const CHECK_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  * - `GET /metrics`: the Prometheus registry (the operator's collectors plus process metrics).
  * - `GET /healthz` (alias `/livez`): liveness; restart me if this fails.
  * - `GET /readyz`: readiness; do not count on me yet (informers syncing, leader unknown).
+ * - `GET /status` (and `/status.json`): the status page, see `statusPage` (on by default).
  *
  * Health endpoints answer like the Kubernetes API server: 200 `ok`, or 500 with one
  * `[+]name ok` / `[-]name failed: reason` line per check; `?verbose` lists the checks on
@@ -66,11 +76,14 @@ export class OperatorServer {
   private readonly readyChecks: NamedCheck[] = [{ name: 'ping', fn: () => true }];
   private server: Server | undefined;
   private listening: AddressInfo | undefined;
+  private readonly statusPage: boolean;
+  private statusSource: (() => OperatorStatus) | undefined;
 
   constructor(options: OperatorServerOptions = {}) {
     this.port = options.port ?? 9090;
     this.host = options.host ?? '0.0.0.0';
     this.checkTimeoutMs = options.checkTimeoutMs ?? 5_000;
+    this.statusPage = options.statusPage ?? true;
     if (!Number.isInteger(this.port) || this.port < 0 || this.port > 65535) throw new InvalidArgumentError(`invalid port ${String(options.port)}`);
     this.registry = options.registry ?? new Registry();
     if (options.collectDefaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
@@ -93,6 +106,11 @@ export class OperatorServer {
       }
       this.registry.registerMetric(metric);
     }
+  }
+
+  /** Where `/status` reads from (`runOperator` sets the operator's `status()`); replaces the previous one. */
+  setStatusSource(source: () => OperatorStatus): void {
+    this.statusSource = source;
   }
 
   /** Adds a liveness check (served by /healthz and /livez). Names are DNS labels and unique. */
@@ -174,9 +192,13 @@ export class OperatorServer {
       send(res, 200, body, { 'content-type': this.registry.contentType });
       return;
     }
+    if (this.statusPage && (path === '/status' || path === '/status.json')) {
+      this.sendStatus(res, path, url.searchParams);
+      return;
+    }
     const match = /^\/(healthz|livez|readyz)(?:\/([^/]+))?$/.exec(path);
     if (!match) {
-      send(res, 404, 'not found: try /metrics, /healthz, /livez or /readyz\n');
+      send(res, 404, `not found: try /metrics, /healthz, /livez or /readyz${this.statusPage ? ' or /status' : ''}\n`);
       return;
     }
     const kind = match[1] === 'readyz' ? 'readyz' : 'healthz';
@@ -197,6 +219,18 @@ export class OperatorServer {
     if (!ok) send(res, 500, `${lines.join('\n')}\n${label} check failed\n`);
     else if (url.searchParams.has('verbose')) send(res, 200, `${lines.join('\n')}\n${label} check passed\n`);
     else send(res, 200, 'ok');
+  }
+
+  /** `/status` (HTML; `?object=` filters by `kind/namespace/name`, `?refresh=` reloads every n seconds) or `/status.json`. */
+  private sendStatus(res: ServerResponse, path: string, query: URLSearchParams): void {
+    const status = this.statusSource?.() ?? { controllers: [] };
+    if (path === '/status.json') {
+      send(res, 200, JSON.stringify(status), { 'content-type': 'application/json' });
+      return;
+    }
+    const refresh = Number(query.get('refresh') ?? 0);
+    const html = renderStatusPage(status, { filter: query.get('object') ?? undefined, refreshSeconds: Number.isFinite(refresh) ? Math.min(Math.max(refresh, 0), 3600) : 0 });
+    send(res, 200, html, { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" });
   }
 
   private async runCheck(check: NamedCheck): Promise<HealthCheckResult> {

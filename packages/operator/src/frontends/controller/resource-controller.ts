@@ -23,6 +23,7 @@ import { InformerController } from '../../controller/informer-controller.js';
 import type { ErrorHandler } from '../../controller/informer-controller.js';
 import { consoleLogger } from '../../observability/logger.js';
 import type { Logger } from '../../observability/logger.js';
+import type { ControllerStatus } from '../../status/controller-status.js';
 import type { PrometheusCollector } from '../../observability/metrics.js';
 import type { ResourceWatcher } from '../../handlers/resource-watcher.js';
 import type { RetryDequeuePolicy } from '../../queue/retry-dequeue-policy.js';
@@ -97,6 +98,11 @@ export class Controller<T extends KubeObject = KubeObject> {
   /** True while warming up or running once its informer has synced (a warm follower's readiness); says nothing about workers. */
   cachesSynced(): boolean {
     return this.core?.cachesSynced() ?? false;
+  }
+
+  /** What the status page shows (the core's: informer, queue, recent calls per object); an empty controller before the first use. */
+  status(): ControllerStatus | undefined {
+    return this.core?.status();
   }
 
   /** The resourceVersion the informer last saw; '' before it has listed (client-go `LastSyncResourceVersion`). */

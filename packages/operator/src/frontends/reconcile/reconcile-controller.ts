@@ -46,6 +46,9 @@ import type { RateLimiter } from './rate-limiter.js';
 import { ReadYourWrites } from './read-your-writes.js';
 import type { ReadYourWritesOptions, WriteClient } from './read-your-writes.js';
 import { ReconcileMetrics } from './reconcile-metrics.js';
+import { HandlerCallLog } from '../../status/handler-call-log.js';
+import type { HandlerCall, HandlerCallLogOptions } from '../../status/handler-call-log.js';
+import type { ControllerStatus } from '../../status/controller-status.js';
 import type { ReconcileOutcome } from './reconcile-metrics.js';
 import type { Reconciler } from './reconciler.js';
 import type { Request } from './request.js';
@@ -101,6 +104,8 @@ export interface ReconcileControllerOptions<T extends KubeObject = KubeObject> {
    * through `trackWrites(client)` (see `read-your-writes.ts`). Default: `{ timeoutMs: 10000, retryDelayMs: 100 }`.
    */
   readYourWrites?: ReadYourWritesOptions | undefined;
+  /** The recent reconciles kept per object for `status()` (the `/status` page), or `false` for none. Default: `{}` (see `HandlerCallLog`). */
+  callLog?: HandlerCallLogOptions | false | undefined;
   /**
    * Events of the reconciled kind's informer that enqueue a request only when every predicate accepts
    * them (controller-runtime's `WithEventFilter` / `For(..., WithPredicates)`); filtered events are
@@ -134,7 +139,7 @@ interface QueuedRequest {
 }
 
 /** How a reconcile ended: its result, or what it threw. */
-type ReconcileEnd = { failed: false; result: Result | undefined } | { failed: true; error: unknown };
+type ReconcileEnd = ({ failed: false; result: Result | undefined } | { failed: true; error: unknown }) & { durationMs: number };
 
 /** Where an error was seen, for the error handler. */
 interface ErrorSite {
@@ -170,6 +175,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
   private readonly metrics: ReconcileMetrics;
   private readonly readYourWrites: ReadYourWrites;
   private readonly predicateFilter: PredicateFilter;
+  private readonly callLog: HandlerCallLog | undefined;
 
   /** Prefer {@link newController}. @throws InvalidArgumentError for a missing kind, reconciler, client/informer or a bad option. */
   constructor(options: ReconcileControllerOptions<T>) {
@@ -234,6 +240,7 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       this.informers.push(source.informer);
     }
     for (const informer of this.informers) chainInformerErrorHandler(informer, this.informerErrorHandler);
+    this.callLog = options.callLog === false ? undefined : new HandlerCallLog(options.callLog);
     this.readYourWrites = new ReadYourWrites({
       ...options.readYourWrites,
       primary: kind,
@@ -416,12 +423,13 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
     try {
       const { signal, logger } = this.lifecycle.ctx;
       const ctx = { signal, logger: withAttributes(logger, { kind: this.kind.kind, object: identifierKey(request) }) };
-      end = { failed: false, result: await runInSpan(span, () => this.reconciler.reconcile(ctx, request)) };
+      const result = await runInSpan(span, () => this.reconciler.reconcile(ctx, request));
+      end = { failed: false, result, durationMs: performance.now() - started };
     } catch (err) {
-      end = { failed: true, error: err };
+      end = { failed: true, error: err, durationMs: performance.now() - started };
     }
     this.metrics.activeWorkers.dec();
-    this.metrics.reconcileTime.observe((performance.now() - started) / 1000);
+    this.metrics.reconcileTime.observe(end.durationMs / 1000);
     endSpan(span, end.failed && !this.lifecycle.isShutdownAbort(end.error) ? (end.error ?? new Error('reconcile failed')) : undefined);
     this.settle({ key, request, priority }, end);
   };
@@ -435,15 +443,17 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       if (this.lifecycle.isShutdownAbort(error)) return;
       outcome = 'error';
       this.metrics.errors.inc();
+      const attempt = this.rateLimiter.numRequeues(key);
       if (isTerminalError(error)) {
         // Not requeued, and (as upstream) the backoff is not forgotten either: the key's next failure backs off further.
         this.metrics.terminalErrors.inc();
-        this.report(error, { key, source: 'reconciler', attempt: this.rateLimiter.numRequeues(key) });
+        this.report(error, { key, source: 'reconciler', attempt });
+        this.recordCall(key, { attempt, result: 'error', durationMs: end.durationMs }, error);
       } else {
-        const attempt = this.rateLimiter.numRequeues(key);
         const delayMs = this.rateLimiter.when(key);
         this.metrics.retries.inc();
         this.report(error, { key, source: 'reconciler', attempt, retryAfterMs: delayMs });
+        this.recordCall(key, { attempt, result: 'error', durationMs: end.durationMs, retryInMs: delayMs }, error);
         // A retry keeps the priority of the request that failed.
         this.addAfter(key, request, delayMs, priority);
       }
@@ -451,20 +461,44 @@ export class ReconcileController<T extends KubeObject = KubeObject> {
       const result = end.result;
       const afterMs = requeueAfterMs(result);
       const requeuePriority = typeof result?.priority === 'number' && Number.isFinite(result.priority) ? result.priority : priority;
+      const attempt = this.rateLimiter.numRequeues(key);
       if (afterMs > 0) {
         outcome = 'requeue_after';
         this.rateLimiter.forget(key);
         this.addAfter(key, request, afterMs, requeuePriority);
+        this.recordCall(key, { attempt, result: 'requeue', durationMs: end.durationMs, retryInMs: afterMs });
       } else if (result?.requeue === true) {
         outcome = 'requeue';
         this.metrics.retries.inc();
-        this.addAfter(key, request, this.rateLimiter.when(key), requeuePriority);
+        const delayMs = this.rateLimiter.when(key);
+        this.addAfter(key, request, delayMs, requeuePriority);
+        this.recordCall(key, { attempt, result: 'requeue', durationMs: end.durationMs, retryInMs: delayMs });
       } else {
         outcome = 'success';
         this.rateLimiter.forget(key);
+        this.recordCall(key, { attempt, result: 'ok', durationMs: end.durationMs });
       }
     }
     this.metrics.outcome(outcome);
+  }
+
+  /** One reconcile of `key` for the status page's call log (a level-based reconcile has no action: `Reconcile`). */
+  private recordCall(key: string, call: Pick<HandlerCall, 'attempt' | 'result' | 'durationMs' | 'retryInMs'>, error?: unknown): void {
+    this.callLog?.record(this.kind.kind, key, { ...call, at: this.clock.now(), handler: 'reconciler', action: 'Reconcile' }, error);
+  }
+
+  /** What the status page shows: its informers, its queue and each object's recent reconciles. */
+  status(): ControllerStatus {
+    const log = this.callLog;
+    return {
+      name: this.name,
+      now: this.clock.now(),
+      running: this.lifecycle.synced,
+      informers: this.informers.map((informer, i) => ({ kind: informer.schema().kind, role: i === 0 ? 'primary' : 'watches', synced: informer.hasSynced(), objects: informer.store.size })),
+      queue: { depth: this.queue.depth, inFlight: this.queue.inFlight, pendingRetries: this.scheduler.size },
+      totals: { calls: log?.totalCalls ?? 0, errors: log?.failedCalls ?? 0, lastError: log?.lastError },
+      objects: log?.objects() ?? [],
+    };
   }
 
   private startSpan(request: Request): Span {
