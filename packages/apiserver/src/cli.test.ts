@@ -70,10 +70,14 @@ describe('kubeloop-apiserver CLI', () => {
 
   test('--simulate runs the cluster around an operator: Nodes, and a Deployment that gets running Pods in real time', async () => {
     const { stdout, child, exited } = await startCli(() => ['--simulate', '--nodes', '2']);
-    await waitFor(() => stdout.includes('simulating the cluster:'), { message: 'the simulation line' });
     const url = /listening on (\S+)/.exec(stdout)?.[1] ?? '';
-    const nodes = await call(url, 'GET', '/api/v1/nodes');
-    assert.deepEqual(nodes.body.items.map((n: { metadata: { name: string } }) => n.metadata.name), ['node-1', 'node-2']);
+    // The simulated kubelet registers its Nodes just after the server starts.
+    const nodeNames = async (): Promise<string[]> => {
+      const listed = await call(url, 'GET', '/api/v1/nodes');
+      return (listed.body.items as { metadata: { name: string } }[]).map((n) => n.metadata.name);
+    };
+    await waitFor(async () => (await nodeNames()).length === 2, { message: 'two simulated Nodes' });
+    assert.deepEqual(await nodeNames(), ['node-1', 'node-2']);
     const labels = { app: 'cli' };
     const created = await call(url, 'POST', '/apis/apps/v1/namespaces/default/deployments', {
       metadata: { name: 'cli' },
