@@ -81,7 +81,12 @@ async function drain(socket: Socket, timeoutMs: number): Promise<{ bytes: number
   let bytes = 0;
   socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
   socket.resume();
-  const closed = await Promise.race([once(socket, 'close').then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref())]);
+  // Not `events.once`: it rejects on the socket's 'error', and a reset (ECONNRESET, as Node 24 reports
+  // the cut) is what this waits for; 'close' follows it either way.
+  const closed = await Promise.race([
+    new Promise<boolean>((resolve) => (socket.closed ? resolve(true) : socket.once('close', () => resolve(true)))),
+    new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
+  ]);
   return { bytes, closed };
 }
 
