@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock } from '@kubeloop/resource';
+import { eventually } from '@kubeloop/apiserver/testing';
 import type { Deployment, Pod, ReplicaSet } from '@kubeloop/resource';
 import type { Kubectl } from './support/kubectl.js';
 import { KubectlServer } from './support/kubectl-server.js';
@@ -52,9 +53,14 @@ describe('kubectl rollout with the simulated Deployment controller', { timeout: 
   /** Runs `kubectl rollout status` while playing the kubelet until it exits; its output. */
   const rolloutStatusWhileReadying = async (app: string): Promise<string> => {
     const status = env.spawn(['rollout', 'status', `deployment/${app}`, '--timeout=60s']);
-    for (let round = 0; round < 20 && status.exit === undefined; round++) {
-      if ((await readyPods(app)) === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Plays the kubelet (each new Pod made Ready) until kubectl, polling the server, sees the rollout done.
+    await eventually(
+      async () => {
+        await readyPods(app);
+        assert.notEqual(status.exit, undefined, 'kubectl rollout status still waits');
+      },
+      { timeoutMs: 60_000 },
+    );
     const exit = await status.waitForExit();
     assert.equal(exit.code, 0, `stdout: ${status.stdout}\nstderr: ${status.stderr}`);
     return status.stdout;
