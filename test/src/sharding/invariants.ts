@@ -1,0 +1,238 @@
+/**
+ * The invariants of a sharded fleet, checked on what its processes recorded (handler-call.ts) and
+ * what the writer did (steady-writer.ts). Pure: no I/O, no clock of its own, so that each invariant
+ * is unit-tested on synthetic records.
+ *
+ * 1. `overlap`: no two calls for one object by different replicas overlap in time. A call aborted by
+ *    its signal before its write (`aborted`, `wrote: false`) is excused: a fenced replica may still
+ *    be returning from it. A call cut by kill -9 runs until the kill; one of a live replica, until now.
+ * 2. `unfinished`: every call of a replica stopped gracefully ended (in-flight calls finish on stop).
+ * 3. `last-state`: for every object on the server at the end, the last call that handled it (by end
+ *    time, among calls that wrote) saw its final version.
+ * 4. `cleanup`: the delete path (kinds `cleanup` and `delete`, that wrote) ran exactly once per real
+ *    delete, after the delete was requested, and never for an object that was not deleted (a
+ *    moved object is `release`d, not cleaned up).
+ * 5. `handling-time`: every change is handled (by a call that wrote, on that version or a later one,
+ *    or by the cleanup of a deleted object) within the bound: the time without an owner after an owner
+ *    dies is inside it, with the queueing of a loaded fleet.
+ */
+import type { CallEnd, CallLine, CallStart } from './handler-call.js';
+
+/** One create or update by the writer. */
+export interface WriterChange {
+  uid: string;
+  /** `namespace/name`, for reports. */
+  object: string;
+  /** The version written (`data.version`). */
+  version: number;
+  /** Date.now() when the request was sent. */
+  at: number;
+}
+
+/** One real delete by the writer. */
+export interface WriterDelete {
+  uid: string;
+  object: string;
+  /** Date.now() when the request was sent. */
+  at: number;
+}
+
+/** An object on the server at the end. */
+export interface FinalObject {
+  uid: string;
+  object: string;
+  version: number;
+}
+
+/** What the writer did, and what it left. */
+export interface WriterHistory {
+  changes: readonly WriterChange[];
+  deletes: readonly WriterDelete[];
+  /** Every object on the server once the fleet is quiet. */
+  final: readonly FinalObject[];
+}
+
+/** How a replica process ended. */
+export interface ReplicaEnd {
+  /** Date.now() when it was killed, or when it exited after a graceful stop. */
+  at: number;
+  /** Killed with SIGKILL (its unfinished calls are expected); false: stopped gracefully. */
+  killed: boolean;
+}
+
+/** Everything the check reads. */
+export interface InvariantInput {
+  /** Every line of every replica's record file. */
+  calls: readonly CallLine[];
+  /** Replicas that ended, by identity; the others still run. */
+  ended: ReadonlyMap<string, ReplicaEnd>;
+  writer: WriterHistory;
+  /** The bound of invariant 5, in milliseconds. */
+  handlingBoundMs: number;
+  /** When the check runs (an unfinished call of a live replica runs until then). */
+  now: number;
+}
+
+/** The names of the invariants. */
+export type InvariantName = 'overlap' | 'unfinished' | 'last-state' | 'cleanup' | 'handling-time';
+
+/** What the check found. */
+export interface InvariantReport {
+  /** Violations described, at most {@link MAX_REPORTED} per invariant. */
+  violations: string[];
+  /** How many violations of each invariant (all of them, not only those described). */
+  counts: Record<InvariantName, number>;
+  /** Calls recorded (start lines). */
+  calls: number;
+  /** Overlapping pairs excused because one of them was aborted before its write. */
+  excusedOverlaps: number;
+  /** The slowest handling of a change or delete (invariant 5), in milliseconds. */
+  maxHandlingMs: number;
+  /** The 99th percentile of the handling times, in milliseconds. */
+  p99HandlingMs: number;
+}
+
+/** Violations described per invariant (the first ones say it all). */
+export const MAX_REPORTED = 10;
+
+/** One call as an interval: its end line, or its start and when it stopped counting. */
+interface Interval {
+  start: CallStart;
+  end: CallEnd | undefined;
+  to: number;
+}
+
+/** Checks every invariant. */
+export function checkInvariants(input: InvariantInput): InvariantReport {
+  const report: InvariantReport = {
+    violations: [],
+    counts: { overlap: 0, unfinished: 0, 'last-state': 0, cleanup: 0, 'handling-time': 0 },
+    calls: 0,
+    excusedOverlaps: 0,
+    maxHandlingMs: 0,
+    p99HandlingMs: 0,
+  };
+  const violate = (name: InvariantName, message: string): void => {
+    if (report.counts[name]++ < MAX_REPORTED) report.violations.push(`${name}: ${message}`);
+  };
+  const intervals = intervalsByUid(input, violate);
+  report.calls = [...intervals.values()].reduce((n, list) => n + list.length, 0);
+  for (const list of intervals.values()) report.excusedOverlaps += checkOverlaps(list, violate);
+  const wrote = (uid: string, kinds: readonly string[]): CallEnd[] =>
+    (intervals.get(uid) ?? []).flatMap((i) => (i.end !== undefined && i.end.wrote && kinds.includes(i.end.kind) ? [i.end] : []));
+  checkLastState(input.writer, (uid) => wrote(uid, HANDLING_KINDS), violate);
+  checkCleanups(input.writer, (uid) => wrote(uid, DELETE_PATH_KINDS), intervals.keys(), violate);
+  const times = handlingTimes(input, (uid, kinds) => wrote(uid, kinds), violate);
+  report.maxHandlingMs = times.at(-1) ?? 0;
+  report.p99HandlingMs = times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] ?? 0;
+  return report;
+}
+
+/** The calls that handle an object's state. */
+const HANDLING_KINDS = ['add', 'update'] as const;
+/** The calls that run the user's delete path. */
+const DELETE_PATH_KINDS = ['cleanup', 'delete'] as const;
+
+/** Pairs start and end lines into intervals per uid; reports calls a graceful stop left unfinished (invariant 2). */
+function intervalsByUid(input: InvariantInput, violate: (name: InvariantName, message: string) => void): Map<string, Interval[]> {
+  const ends = new Map<string, CallEnd>();
+  for (const line of input.calls) if (line.phase === 'end') ends.set(line.id, line);
+  const byUid = new Map<string, Interval[]>();
+  for (const line of input.calls) {
+    if (line.phase !== 'start') continue;
+    const end = ends.get(line.id);
+    let to = end?.end;
+    if (to === undefined) {
+      const ended = input.ended.get(line.replica);
+      if (ended !== undefined && !ended.killed) violate('unfinished', `${describe(line)} never ended, though its replica was stopped gracefully at ${ended.at}`);
+      to = ended?.at ?? input.now;
+    }
+    const list = byUid.get(line.uid) ?? [];
+    list.push({ start: line, end, to });
+    byUid.set(line.uid, list);
+  }
+  return byUid;
+}
+
+/** Invariant 1 on the calls of one object; returns the overlapping pairs it excused. */
+function checkOverlaps(list: Interval[], violate: (name: InvariantName, message: string) => void): number {
+  list.sort((a, b) => a.start.start - b.start.start);
+  let excused = 0;
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i]!;
+    for (let j = i + 1; j < list.length && list[j]!.start.start < a.to; j++) {
+      const b = list[j]!;
+      if (a.start.replica === b.start.replica) continue;
+      if (abortedBeforeWrite(a) || abortedBeforeWrite(b)) excused++;
+      else violate('overlap', `${describeInterval(a)} overlaps ${describeInterval(b)}`);
+    }
+  }
+  return excused;
+}
+
+function abortedBeforeWrite(interval: Interval): boolean {
+  return interval.end !== undefined && interval.end.outcome === 'aborted' && !interval.end.wrote;
+}
+
+/** Invariant 3. */
+function checkLastState(writer: WriterHistory, handled: (uid: string) => CallEnd[], violate: (name: InvariantName, message: string) => void): void {
+  for (const object of writer.final) {
+    const calls = handled(object.uid);
+    if (calls.length === 0) {
+      violate('last-state', `${object.object} (uid ${object.uid}) was never handled; its final version is ${object.version}`);
+      continue;
+    }
+    const last = calls.reduce((a, b) => (b.end > a.end ? b : a));
+    if (last.version !== object.version) violate('last-state', `${object.object} (uid ${object.uid}): the last call that handled it (${describe(last)}) saw version ${last.version}, the final version is ${object.version}`);
+  }
+}
+
+/** Invariant 4. */
+function checkCleanups(writer: WriterHistory, deletePath: (uid: string) => CallEnd[], uids: Iterable<string>, violate: (name: InvariantName, message: string) => void): void {
+  const deleted = new Map(writer.deletes.map((d) => [d.uid, d]));
+  for (const d of writer.deletes) {
+    const runs = deletePath(d.uid);
+    if (runs.length !== 1) violate('cleanup', `${d.object} (uid ${d.uid}) was deleted once; its delete path ran ${runs.length} times${runs.length === 0 ? '' : `: ${runs.map(describe).join('; ')}`}`);
+    for (const run of runs) if (run.start < d.at) violate('cleanup', `${describe(run)} ran before ${d.object} was deleted (at ${d.at}): a cleanup of an object that was still there`);
+  }
+  for (const uid of uids) {
+    if (deleted.has(uid)) continue;
+    for (const run of deletePath(uid)) violate('cleanup', `${describe(run)}: the delete path ran for an object that was never deleted (moved, not deleted?)`);
+  }
+}
+
+/** Invariant 5; returns the handling times, sorted. */
+function handlingTimes(input: InvariantInput, wrote: (uid: string, kinds: readonly string[]) => CallEnd[], violate: (name: InvariantName, message: string) => void): number[] {
+  const deleted = new Map(input.writer.deletes.map((d) => [d.uid, d]));
+  const cleanedAt = (uid: string): number | undefined => minimum(wrote(uid, DELETE_PATH_KINDS).map((c) => c.end));
+  const times: number[] = [];
+  const measure = (what: string, at: number, handledAt: number | undefined): void => {
+    if (handledAt === undefined) {
+      violate('handling-time', `${what} (at ${at}) was never handled`);
+      return;
+    }
+    const ms = handledAt - at;
+    times.push(ms);
+    if (ms > input.handlingBoundMs) violate('handling-time', `${what} was handled ${ms} ms after it was made (bound ${input.handlingBoundMs} ms)`);
+  };
+  for (const change of input.writer.changes) {
+    const handledAt = minimum(wrote(change.uid, HANDLING_KINDS).flatMap((c) => (c.version >= change.version ? [c.end] : [])));
+    // A change deleted before anyone handled it is handled by the cleanup.
+    measure(`version ${change.version} of ${change.object} (uid ${change.uid})`, change.at, handledAt ?? (deleted.has(change.uid) ? cleanedAt(change.uid) : undefined));
+  }
+  for (const d of input.writer.deletes) measure(`the delete of ${d.object} (uid ${d.uid})`, d.at, cleanedAt(d.uid));
+  return times.sort((a, b) => a - b);
+}
+
+function minimum(values: readonly number[]): number | undefined {
+  return values.length === 0 ? undefined : Math.min(...values);
+}
+
+function describe(call: CallStart | CallEnd): string {
+  const ended = call.phase === 'end' ? `, ${call.outcome}${call.wrote ? ', wrote' : ''}, ended ${call.end}` : '';
+  return `${call.kind} of ${call.object} v${call.version} by ${call.replica} (started ${call.start}${ended})`;
+}
+
+function describeInterval(interval: Interval): string {
+  return interval.end === undefined ? `${describe(interval.start)} [unfinished, counted until ${interval.to}]` : describe(interval.end);
+}
