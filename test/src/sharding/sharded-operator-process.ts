@@ -1,0 +1,106 @@
+/**
+ * One replica of a sharded operator, as users deploy it: its own process, `runOperator`, stopped by
+ * SIGTERM, exit code from runOperator. It reconciles the ConfigMaps of one namespace through an
+ * `OpinionatedReconciler` (finalizer `kubeloop.dev/shard-test`) around a reconciler whose every call
+ * waits `workMs` (I/O-bound work, with `ctx.signal`) and then makes its side effect: the call's end
+ * line in the record file (handler-call.ts), `wrote: true` only if its signal had not aborted by then.
+ * Prints `synced` once its caches have synced.
+ *
+ * `node sharded-operator-process.js '<ShardedOperatorOptions as JSON>'`, kubeconfig from KUBECONFIG.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigMapKind, createClient, equalShardRange, loadKubeConfig } from '@kubeloop/resource';
+import type { ConfigMap } from '@kubeloop/resource';
+import { InformerController, KubernetesBasedInformer, Operator, ReconcileAction, exponentialBackoffRetryPolicy, hasFinalizer, newOpinionatedReconciler, noopLogger, runOperator } from '@kubeloop/operator';
+import type { HandlerContext, ReconcileRequest, ReconcileResult, Reconciler } from '@kubeloop/operator';
+import { CallRecorder } from './handler-call.js';
+import { versionOf } from './object-version.js';
+import type { CallKind, CallOutcome } from './handler-call.js';
+
+/** The finalizer whose delete path is the cleanup the invariants count. */
+const SHARD_TEST_FINALIZER = 'kubeloop.dev/shard-test';
+
+/** The options of one replica process. */
+export interface ShardedOperatorOptions {
+  /** Unique per process started. */
+  identity: string;
+  /** The NDJSON record file of this process. */
+  record: string;
+  /** The namespace of the ConfigMaps. */
+  namespace: string;
+  /** How long each call waits before its side effect, in milliseconds. */
+  workMs: number;
+  /** A fixed shard: replica `index` of `count` equal ranges of the uid hash space. Default: every object. */
+  staticShard?: { index: number; count: number } | undefined;
+}
+
+/** Records every call; the wrapped opinionated reconciler adds and removes the finalizer. */
+class RecordingReconciler implements Reconciler<ConfigMap> {
+  constructor(
+    private readonly recorder: CallRecorder,
+    private readonly workMs: number,
+  ) {}
+
+  async reconcile(ctx: HandlerContext, { action, object }: ReconcileRequest<ConfigMap>): Promise<ReconcileResult> {
+    await this.record(ctx, object, kindOf(action, object));
+    return {};
+  }
+
+  /** The object moved to another replica: recorded, nothing cleaned up. */
+  async release(ctx: HandlerContext, object: ConfigMap): Promise<void> {
+    await this.record(ctx, object, 'release');
+  }
+
+  private async record(ctx: HandlerContext, object: ConfigMap, kind: CallKind): Promise<void> {
+    const call = this.recorder.begin({ object: `${object.metadata.namespace ?? ''}/${object.metadata.name}`, uid: object.metadata.uid ?? '', kind, version: versionOf(object) });
+    let outcome: CallOutcome = 'ok';
+    let wrote = false;
+    try {
+      if (kind !== 'release') await sleep(this.workMs, undefined, { signal: ctx.signal });
+      ctx.signal.throwIfAborted();
+      wrote = kind !== 'release';
+    } catch (error) {
+      outcome = ctx.signal.aborted ? 'aborted' : 'error';
+      throw error;
+    } finally {
+      this.recorder.end(call, outcome, wrote);
+    }
+  }
+}
+
+/** The kind of call a reconcile request is. */
+function kindOf(action: ReconcileAction, object: ConfigMap): CallKind {
+  switch (action) {
+    case ReconcileAction.Created:
+      return 'add';
+    case ReconcileAction.Deleted:
+      // The opinionated reconciler delegates the deletion while our finalizer holds the object; a Deleted without it is the final delete event.
+      return hasFinalizer(object, SHARD_TEST_FINALIZER) ? 'cleanup' : 'delete';
+    default:
+      return 'update';
+  }
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}') as ShardedOperatorOptions;
+const kubeConfig = loadKubeConfig();
+const client = createClient(ConfigMapKind, kubeConfig);
+const opinionated = newOpinionatedReconciler<ConfigMap>(client, SHARD_TEST_FINALIZER);
+opinionated.wrap(new RecordingReconciler(new CallRecorder(options.record, options.identity), options.workMs));
+
+const shard = options.staticShard === undefined ? undefined : [equalShardRange(options.staticShard.index, options.staticShard.count)];
+// Short retries: a failed finalizer patch (a conflict with the writer) is retried within the handling bound.
+const controller = new InformerController({ logger: noopLogger, retryPolicy: exponentialBackoffRetryPolicy(100, 8, { maxDelay: 1000 }) });
+controller.addInformer(new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, client, options.namespace, { logger: noopLogger, ...(shard === undefined ? {} : { shard }) }), 'configmaps');
+controller.addReconciler(opinionated, 'configmaps');
+const operator = new Operator();
+operator.addController(controller);
+
+const announceSync = setInterval(() => {
+  if (!controller.hasSynced()) return;
+  console.log('synced');
+  clearInterval(announceSync);
+}, 20);
+const { exitCode, error } = await runOperator({ operator, shutdownDeadlineMs: 20_000, logger: noopLogger });
+clearInterval(announceSync);
+if (error !== undefined) console.error(`runOperator failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`);
+process.exitCode = exitCode;
