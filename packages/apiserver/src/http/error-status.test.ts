@@ -2,7 +2,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RawWatch, waitFor, widgetsPath } from '../testing/test-client.js';
 import { serverForSuite } from '../suite-server.test-helper.js';
-import { exampleCrd } from './example-crd.test-helper.js';
+import { exampleCrd } from '../example-crd.test-helper.js';
 
 describe('error responses are Status objects with the real reasons and messages', () => {
   const suite = serverForSuite({ server: { maxBodyBytes: 64 * 1024 }, widgetCrd: true });

@@ -2,7 +2,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverForSuite } from '../suite-server.test-helper.js';
 import { maxStatusCauses } from './status-error.js';
-import { exampleCrd } from './example-crd.test-helper.js';
+import { exampleCrd } from '../example-crd.test-helper.js';
 
 const listsPath = '/apis/example.com/v1/namespaces/default/lists';
 
