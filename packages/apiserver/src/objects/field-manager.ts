@@ -5,7 +5,7 @@ import type { ManagedFieldsEntry } from '../patch/index.js';
 import type { StoredObject } from '../storage/change-event.js';
 import { apiVersionOf } from '../types/resource-type.js';
 import { updateFieldsOf } from '../worker/off-loop-task.js';
-import { nextTurn } from '../next-turn.js';
+import { betweenWriteSteps } from './write-steps.js';
 import type { CollectionTarget, ObjectContext } from './object-context.js';
 import type { InternalWrite } from './write-options.js';
 
@@ -30,7 +30,7 @@ export async function recordUpdate(ctx: ObjectContext, target: CollectionTarget,
   const apiVersion = apiVersionOf(target.type, target.version);
   let entries: ManagedFieldsEntry[] | undefined;
   if (opts.stepwise && ctx.offLoop) {
-    await nextTurn();
+    await betweenWriteSteps();
     const update = { oldJson: old?.json, nextJson: JSON.stringify(obj), manager, apiVersion, subresource: opts.subresource, now: new Date().toISOString() };
     entries = updateFieldsOf((await ctx.offLoop.run({ kind: 'update-fields', update })).reply);
   } else {

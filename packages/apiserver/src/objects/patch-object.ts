@@ -19,7 +19,7 @@ import { decode, prepareBody } from './incoming-object.js';
 import { objectKeyOf } from './object-context.js';
 import type { ObjectContext, ObjectTarget } from './object-context.js';
 import { updateDecoded } from './update-object.js';
-import { nextTurn } from '../next-turn.js';
+import { betweenWriteSteps } from './write-steps.js';
 import { largeBodyChars } from './write-options.js';
 import type { WriteOptions, WriteResult } from './write-options.js';
 
@@ -140,7 +140,7 @@ export async function patchObject(ctx: ObjectContext, target: ObjectTarget, body
   // A large patch is computed in the worker while the store stays locked, and the steps around it
   // (parse, read the answer, decode, write) run in turns of their own (see `WriteOptions.stepwise`).
   const write = { ...opts, stepwise: opts.stepwise === true || body.length >= largeBodyChars };
-  const step = (): Promise<void> | undefined => (write.stepwise ? nextTurn() : undefined);
+  const step = (): Promise<void> | undefined => (write.stepwise ? betweenWriteSteps() : undefined);
   await step();
   const parsed = parsePatch(target, body, mediaType, write);
   const fields = { fieldValidation: write.fieldValidation, duplicateFields: parsed.duplicateFields };
@@ -163,9 +163,9 @@ export async function patchObject(ctx: ObjectContext, target: ObjectTarget, body
     if (rv) parseResourceVersionText('metadata.resourceVersion', rv);
     if (rv && rv !== existing.object.metadata.resourceVersion) throw staleConflict(type, name);
     keepManagedFields(obj, existing.object);
-    if (update.stepwise) await nextTurn();
+    if (update.stepwise) await betweenWriteSteps();
     const decoded = decode(target, obj, fields);
-    if (update.stepwise) await nextTurn();
+    if (update.stepwise) await betweenWriteSteps();
     return updateDecoded(ctx, target, existing, decoded, update);
   });
 }

@@ -19,7 +19,7 @@ import type { CollectionTarget, ObjectContext, ObjectTarget } from './object-con
 import { getObject } from './read-objects.js';
 import { removeObject } from './remove-object.js';
 import { dryRunStored } from './write-options.js';
-import { nextTurn } from '../next-turn.js';
+import { betweenWriteSteps } from './write-steps.js';
 import type { InternalWrite, WriteOptions, WriteResult, WriteSubresource } from './write-options.js';
 
 /** True when anything but metadata (and status, with the subresource) differs: the generation rule. */
@@ -50,7 +50,7 @@ export function updateObject(ctx: ObjectContext, target: ObjectTarget, body: unk
     const obj = prepareBody(target, body);
     keepManagedFields(obj, existing.object);
     const decoded = decode(target, obj, opts);
-    if (opts.stepwise) await nextTurn();
+    if (opts.stepwise) await betweenWriteSteps();
     return updateDecoded(ctx, target, existing, decoded, { ...opts, requireResourceVersion: true });
   });
 }
@@ -126,6 +126,7 @@ export async function updateDecoded(ctx: ObjectContext, target: CollectionTarget
   // As kube-apiserver's binding storage, a binding skips the pod update rules (which forbid a new nodeName).
   if (problems.length === 0 && opts.subresource !== 'binding') problems.push(...(type.validate?.(next, old, version) ?? []));
   if (problems.length > 0) throw invalid(type, name, problems);
+  if (opts.stepwise) await betweenWriteSteps();
 
   if (type.hasGeneration && opts.subresource === undefined && specChanged(type, old, next)) {
     next.metadata.generation = (old.metadata.generation ?? 0) + 1;
@@ -147,7 +148,7 @@ export async function updateDecoded(ctx: ObjectContext, target: CollectionTarget
     return { stored: removed ?? existing, created: false, warnings };
   }
   if (opts.dryRun) return { stored: dryRunStored(next, existing.key), created: false, warnings };
-  if (opts.stepwise) await nextTurn();
+  if (opts.stepwise) await betweenWriteSteps();
   const stored = await ctx.store.put(storeKeyOf(type), existing.key, next);
   if (type === crdType) registerCrd(ctx, stored.object, old);
   return { stored, created: false, warnings };
