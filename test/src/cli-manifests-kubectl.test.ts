@@ -79,8 +79,12 @@ describe('kubeloop manifests with kubectl', { timeout: 120_000 }, () => {
         '/events: create,patch',
       ],
     );
-    const leases = await env.kubectl.json<{ rules: { resources: string[] }[] }>(['get', 'role', 'shop-operator-leader-election', '-n', 'shop-system']);
-    assert.deepEqual(leases.rules.map((r) => r.resources), [['leases']]);
+    // Two replicas: the Lease Role also grants delete, which a sharded operator's replicas need.
+    const leases = await env.kubectl.json<{ rules: { resources: string[]; verbs: string[] }[] }>(['get', 'role', 'shop-operator-leader-election', '-n', 'shop-system']);
+    assert.deepEqual(
+      leases.rules.map((r) => `${r.resources.join(',')}: ${r.verbs.join(',')}`),
+      ['leases: get,list,watch,create,update,patch,delete'],
+    );
   });
 
   test('the project defaults need no flags; a bad --replicas is a usage error', async () => {

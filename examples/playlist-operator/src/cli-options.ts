@@ -10,6 +10,11 @@ export interface DemoOptions {
   kubeconfig: string | undefined;
   /** Where `kubeconfig` came from, for messages: the `--kubeconfig` flag or the `KUBECONFIG` variable. */
   kubeconfigFrom: '--kubeconfig' | 'KUBECONFIG' | undefined;
+  /**
+   * Run in a pod: the service account's credentials, namespace and identity default to POD_NAMESPACE and
+   * POD_NAME, and the CRD is not installed (the deploy manifests apply it; the operator's RBAC cannot). Default: false.
+   */
+  inCluster: boolean;
   namespace: string;
   smoke: boolean;
   /** Bound of the smoke run, and of each wait in the tour. */
@@ -37,6 +42,8 @@ starts an embedded Kubernetes API server on a free loopback port first.
 
 Options:
   --kubeconfig FILE        use the cluster of this kubeconfig (default: $KUBECONFIG, else embedded)
+  --in-cluster             run in a pod (the Dockerfile's command): the pod's service account, lease in
+                           $POD_NAMESPACE as $POD_NAME, the CRD applied already (not installed)
   --namespace NS           namespace of the samples and of the lease (default: default)
   --smoke                  exit 0 once every sample converged; non-zero with the reason otherwise
   --timeout SECONDS        bound of --smoke and of each step of the tour (default: 60)
@@ -90,6 +97,7 @@ export function parseDemoOptions(argv: string[], env: NodeJS.ProcessEnv = proces
     allowPositionals: false,
     options: {
       kubeconfig: { type: 'string' },
+      'in-cluster': { type: 'boolean' },
       namespace: { type: 'string' },
       smoke: { type: 'boolean' },
       timeout: { type: 'string' },
@@ -108,15 +116,21 @@ export function parseDemoOptions(argv: string[], env: NodeJS.ProcessEnv = proces
     },
   });
   const workDir = values['work-dir'] ?? defaultWorkDir();
-  const kubeconfig = values.kubeconfig ?? kubeconfigFromEnv(env, workDir);
+  const inCluster = values['in-cluster'] ?? false;
+  if (inCluster && values.kubeconfig !== undefined) throw new Error('--in-cluster and --kubeconfig exclude each other');
+  // What client-node's in-cluster config needs; without it, loading would fall back to ~/.kube/config.
+  if (inCluster && !(env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT)) throw new Error('--in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set (not in a pod)');
+  const kubeconfig = inCluster ? undefined : (values.kubeconfig ?? kubeconfigFromEnv(env, workDir));
+  const podEnv = (name: string): string | undefined => (inCluster ? env[name] || undefined : undefined);
   return {
     kubeconfig,
     kubeconfigFrom: values.kubeconfig !== undefined ? '--kubeconfig' : kubeconfig !== undefined ? 'KUBECONFIG' : undefined,
-    namespace: values.namespace ?? 'default',
+    inCluster,
+    namespace: values.namespace ?? podEnv('POD_NAMESPACE') ?? 'default',
     smoke: values.smoke ?? false,
     timeoutMs: int('timeout', values.timeout, 60) * 1000,
     samples: !(values['no-samples'] ?? false),
-    identity: values.identity ?? `${hostname()}-${process.pid}`,
+    identity: values.identity ?? podEnv('POD_NAME') ?? `${hostname()}-${process.pid}`,
     metricsPort: int('metrics-port', values['metrics-port'], 0),
     metricsHost: values['metrics-host'] ?? '127.0.0.1',
     workDir,

@@ -55,7 +55,13 @@ async function main(argv: string[]): Promise<number> {
   let apiServer: Awaited<ReturnType<typeof startApiServer>> | undefined;
   let clusterLine: string;
   let kubeconfigPath: string;
-  if (options.kubeconfig) {
+  let kubeConfig: ReturnType<typeof loadKubeConfig> | undefined;
+  if (options.inCluster) {
+    // No path: loadKubeConfig takes the pod's service account (token, CA, KUBERNETES_SERVICE_HOST).
+    kubeConfig = loadKubeConfig();
+    kubeconfigPath = '';
+    clusterLine = `${kubeConfig.getCurrentCluster()?.server ?? '?'} (in-cluster, service account)`;
+  } else if (options.kubeconfig) {
     kubeconfigPath = options.kubeconfig;
     clusterLine = `from ${kubeconfigPath}`;
   } else {
@@ -65,7 +71,7 @@ async function main(argv: string[]): Promise<number> {
     await apiServer.writeKubeconfig(kubeconfigPath);
     clusterLine = `${apiServer.url} (embedded, in this process, simulating 3 Nodes)`;
   }
-  const kubeConfig = loadKubeConfig({ kubeconfigPath, kubeconfigPathFrom: options.kubeconfigFrom });
+  kubeConfig ??= loadKubeConfig({ kubeconfigPath, kubeconfigPathFrom: options.kubeconfigFrom });
   if (options.kubeconfig) clusterLine = `${kubeConfig.getCurrentCluster()?.server ?? '?'} (context ${kubeConfig.getCurrentContext()}, ${clusterLine})`;
   const transport = HttpTransport.fromKubeConfig(kubeConfig);
   const handle = shutdownSignal({
@@ -76,7 +82,8 @@ async function main(argv: string[]): Promise<number> {
   const server = new OperatorServer({ host: options.metricsHost, port: options.metricsPort });
 
   try {
-    await ensureCrd(transport, playlistCrd, { signal, timeoutMs: options.timeoutMs });
+    // In a pod the CRD comes with the deploy manifests: the operator's RBAC may not create CRDs.
+    if (!options.inCluster) await ensureCrd(transport, playlistCrd, { signal, timeoutMs: options.timeoutMs });
 
     const catalogue = new PlaylistCatalogue(join(options.workDir, 'catalogue'));
     const swept = await catalogue.sweepUnfinishedWrites();
@@ -95,14 +102,16 @@ async function main(argv: string[]): Promise<number> {
 
     out('kubeloop demo: the Playlist operator');
     out(`  API server   ${clusterLine}`);
-    out(`  kubectl      export KUBECONFIG=${kubeconfigPath}`);
-    out(`               kubectl get playlists -n ${options.namespace}    (kubectl get pl,cm,lease -n ${options.namespace})`);
+    if (!options.inCluster) {
+      out(`  kubectl      export KUBECONFIG=${kubeconfigPath}`);
+      out(`               kubectl get playlists -n ${options.namespace}    (kubectl get pl,cm,lease -n ${options.namespace})`);
+    }
     out(`  metrics      ${server.url}/metrics`);
     out(`  health       ${server.url}/healthz   ${server.url}/readyz?verbose`);
     out(`  tracing      ${tracing.endpoint ? `OTLP/HTTP to ${tracing.endpoint}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to export spans)'}`);
     out(`  catalogue    ${catalogue.dir} (the external side effect the finalizer undoes)`);
     out(`  leader lease ${options.namespace}/${options.leaseName} as ${options.identity}`);
-    out(`installed CRD ${playlistCrd.metadata.name}`);
+    if (!options.inCluster) out(`installed CRD ${playlistCrd.metadata.name}`);
 
     const run = runOperator({
       operator: built.operator,

@@ -36,6 +36,7 @@ import { OpenApiDocuments } from './http/openapi.js';
 import { DataDirLock, WriteAheadLog } from './persistence/index.js';
 import type { WalRecord, WriteAheadLogOpenResult } from './persistence/index.js';
 import { YamlBodyParser } from './yaml/yaml-parser.js';
+import { OffLoopWorker } from './worker/off-loop-worker.js';
 import { RequestHandler, statusBody } from './http/request-handler.js';
 import { ResourceRegistry } from './types/resource-registry.js';
 import { storeKeyOf } from './types/resource-type.js';
@@ -292,6 +293,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     namespaceDeleter.observe(storeKey, event);
     simulation?.observe(storeKey, event);
   });
+  // Large YAML bodies and large patches: computed here, off the event loop.
+  const offLoop = new OffLoopWorker({ logger });
   const simulationSettings = resolveSimulation(options.simulate);
   // Only with the simulated kubelet are Pods deleted gracefully: without it, every delete is at once (as envtest).
   const kubelet = simulationSettings?.kubelet;
@@ -305,7 +308,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     typeRemoved(storeKey) {
       hub.endType(storeKey);
     },
-  }, { gracefulDeletion });
+  }, { gracefulDeletion, offLoop });
   const collector = new GarbageCollector({ registry, store, writes: service, logger });
   const namespaceDeleter = new NamespaceDeleter({ registry, store, writes: service, logger });
   const certificates = options.tls ? makeServingCertificates({ hosts: [host, ...(options.allowedHosts ?? [])] }) : undefined;
@@ -361,7 +364,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     injectWatchLines: (lines, resource) => hub.injectLines(lines, resource),
     workloads: kubelet && simulation?.workloadFaults,
   });
-  const yaml = new YamlBodyParser({ logger });
+  const yaml = new YamlBodyParser({ worker: offLoop });
   const handler = new RequestHandler({
     registry,
     store,
@@ -449,7 +452,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await closed;
-        await yaml.stop();
+        await offLoop.stop();
         await store.closeLog();
         await lock?.release();
       })();

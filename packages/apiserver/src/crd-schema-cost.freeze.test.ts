@@ -10,23 +10,10 @@ import { startApiServer } from './api-server.js';
 import { freezeBoundMs as measuredFreezeBound, underFreezeProbe } from './freeze-probe.test-helper.js';
 import type { ApiServer } from './api-server.js';
 import { call } from './testing/test-client.js';
+import { exampleCrd } from './example-crd.test-helper.js';
 import { maxPatternCompileCost, maxPatternMatchCost } from './validation/pattern-budget.js';
 
 const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-
-function crdWithSpec(plural: string, kind: string, properties: Record<string, unknown>, specExtra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.example.com` },
-    spec: {
-      group: 'example.com',
-      names: { plural, kind },
-      scope: 'Namespaced',
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties, ...specExtra } } } } }],
-    },
-  };
-}
 
 describe('CRD schema cost', () => {
   let server: ApiServer;
@@ -42,7 +29,7 @@ describe('CRD schema cost', () => {
     const word = (name: string, spec: Record<string, unknown>): string => JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Word', metadata: { name }, spec });
 
     before(async () => {
-      const crd = crdWithSpec('words', 'Word', { s: { type: 'string', pattern: String.raw`\w{500}\d` }, list: { type: 'array', items: { type: 'string', pattern: String.raw`\w{500}\d` } } });
+      const crd = exampleCrd({ plural: 'words', kind: 'Word' }, { s: { type: 'string', pattern: String.raw`\w{500}\d` }, list: { type: 'array', items: { type: 'string', pattern: String.raw`\w{500}\d` } } });
       assert.equal((await call(server.url, 'POST', crdsPath, crd)).status, 201);
     });
 
@@ -94,14 +81,14 @@ describe('CRD schema cost', () => {
       // V8 optimizes the server's schema code once it has run hot a few times, once per process:
       // the bound below is on each request's own work, so that happens here first.
       for (let i = 0; i < 3; i++) {
-        const warm = await call(server.url, 'POST', crdsPath, crdWithSpec(`warmups${i}`, `Warmup${i}`, manyProperties(5000, () => '^[a-z]+$')));
+        const warm = await call(server.url, 'POST', crdsPath, exampleCrd({ plural: `warmups${i}`, kind: `Warmup${i}` }, manyProperties(5000, () => '^[a-z]+$')));
         assert.equal(warm.status, 201, warm.text.slice(0, 300));
       }
     });
 
     test('a CRD of 5,000 patterned properties (13.8 s, then 14.4 s on the first write) is created, and written to, within the freeze bound', async () => {
       // 100 distinct patterns, each on 50 properties: within the compile budget.
-      const crd = JSON.stringify(crdWithSpec('wides', 'Wide', manyProperties(5000, (i) => `^[a-z]+x?${i % 100}$`)));
+      const crd = JSON.stringify(exampleCrd({ plural: 'wides', kind: 'Wide' }, manyProperties(5000, (i) => `^[a-z]+x?${i % 100}$`)));
       const created = await underFreezeProbe(server.url, () => call(server.url, 'POST', crdsPath, crd));
       assert.equal(created.res.status, 201, created.res.text.slice(0, 300));
       assert.ok(created.worstGetMs < measuredFreezeBound(), `creating: an unrelated GET waited ${Math.round(created.worstGetMs)} ms`);
@@ -116,7 +103,7 @@ describe('CRD schema cost', () => {
     });
 
     test('5,000 distinct patterns are past the compile budget: a 422 at once, naming where the budget ran out', async () => {
-      const crd = JSON.stringify(crdWithSpec('distincts', 'Distinct', manyProperties(5000, (i) => `^[a-z]{1,${(i % 50) + 1}}x${i}$`)));
+      const crd = JSON.stringify(exampleCrd({ plural: 'distincts', kind: 'Distinct' }, manyProperties(5000, (i) => `^[a-z]{1,${(i % 50) + 1}}x${i}$`)));
       const { res, worstGetMs } = await underFreezeProbe(server.url, () => call(server.url, 'POST', crdsPath, crd));
       assert.equal(res.status, 422, res.text.slice(0, 300));
       const [cause] = res.body.details.causes;
@@ -127,13 +114,13 @@ describe('CRD schema cost', () => {
     });
 
     test('10,000 flat properties are not "nested too deeply": depth counts nesting', async () => {
-      const patterned = await call(server.url, 'POST', crdsPath, crdWithSpec('flatpatterns', 'FlatPattern', manyProperties(10_000, (i) => `^x${i}$`)));
+      const patterned = await call(server.url, 'POST', crdsPath, exampleCrd({ plural: 'flatpatterns', kind: 'FlatPattern' }, manyProperties(10_000, (i) => `^x${i}$`)));
       assert.equal(patterned.status, 422, patterned.text.slice(0, 300));
       assert.doesNotMatch(patterned.body.message, /nested too deeply/);
       assert.match(patterned.body.message, /the schema's distinct patterns are too large to compile within the server's budget/);
 
       const flat = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`p${i}`, { type: 'integer' }]));
-      const created = await call(server.url, 'POST', crdsPath, crdWithSpec('flats', 'Flat', flat));
+      const created = await call(server.url, 'POST', crdsPath, exampleCrd({ plural: 'flats', kind: 'Flat' }, flat));
       assert.equal(created.status, 201, created.text.slice(0, 300));
       const wrong = await call(server.url, 'POST', '/apis/example.com/v1/namespaces/default/flats', { apiVersion: 'example.com/v1', kind: 'Flat', metadata: { name: 'f' }, spec: { p9999: 'x' } });
       assert.equal(wrong.status, 422);
@@ -146,8 +133,8 @@ describe('CRD schema cost', () => {
 
     before(async () => {
       const properties = { constructor: { type: 'string' }, toString: { type: 'string' }, valueOf: { type: 'string', default: 'v' }, size: { type: 'integer' } };
-      assert.equal((await call(server.url, 'POST', crdsPath, crdWithSpec('things', 'Thing', properties))).status, 201);
-      const required = crdWithSpec('musts', 'Must', { constructor: { type: 'string' } }, { required: ['constructor'] });
+      assert.equal((await call(server.url, 'POST', crdsPath, exampleCrd({ plural: 'things', kind: 'Thing' }, properties))).status, 201);
+      const required = exampleCrd({ plural: 'musts', kind: 'Must' }, { constructor: { type: 'string' } }, { required: ['constructor'] });
       assert.equal((await call(server.url, 'POST', crdsPath, required)).status, 201);
     });
 

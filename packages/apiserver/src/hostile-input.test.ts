@@ -9,24 +9,10 @@ import { startApiServer } from './api-server.js';
 import { maxNestingDepth } from './http/json-text.js';
 import type { ApiServer } from './api-server.js';
 import { call } from './testing/test-client.js';
+import { exampleCrd } from './example-crd.test-helper.js';
 import type { TestResponse } from './testing/test-client.js';
 
 const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-
-/** A CRD `<plural>.example.com` whose `spec` has the given properties. */
-function crdWithSpec(plural: string, kind: string, properties: Record<string, unknown>): Record<string, unknown> {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.example.com` },
-    spec: {
-      group: 'example.com',
-      names: { plural, kind },
-      scope: 'Namespaced',
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } } }],
-    },
-  };
-}
 
 describe('hostile input', () => {
   let server: ApiServer;
@@ -39,7 +25,7 @@ describe('hostile input', () => {
 
   describe('CRD schemas', () => {
     test('a catastrophic pattern is matched in linear time: the write is answered 422 at once', async () => {
-      const created = await call(server.url, 'POST', crdsPath, crdWithSpec('backtracks', 'Backtrack', { word: { type: 'string', pattern: '^(a+)+$' } }));
+      const created = await call(server.url, 'POST', crdsPath, exampleCrd({ plural: 'backtracks', kind: 'Backtrack' }, { word: { type: 'string', pattern: '^(a+)+$' } }));
       assert.equal(created.status, 201, created.text);
       const path = '/apis/example.com/v1/namespaces/default/backtracks';
       const ok = await call(server.url, 'POST', path, { apiVersion: 'example.com/v1', kind: 'Backtrack', metadata: { name: 'ok' }, spec: { word: 'aaaa' } });
@@ -62,7 +48,7 @@ describe('hostile input', () => {
         ['(?=a)b', 'invalid or unsupported Perl syntax: `(?=`'],
         ['(a)\\1', 'invalid escape sequence: `\\1`'],
       ] as const) {
-        const res = await call(server.url, 'POST', crdsPath, crdWithSpec('lookarounds', 'Lookaround', { word: { type: 'string', pattern } }));
+        const res = await call(server.url, 'POST', crdsPath, exampleCrd({ plural: 'lookarounds', kind: 'Lookaround' }, { word: { type: 'string', pattern } }));
         assert.equal(res.status, 422, res.text);
         assert.deepEqual(res.body.details.causes, [
           {
@@ -79,7 +65,7 @@ describe('hostile input', () => {
         server.url,
         'POST',
         crdsPath,
-        crdWithSpec('uniques', 'Unique', {
+        exampleCrd({ plural: 'uniques', kind: 'Unique' }, {
           tags: { type: 'array', uniqueItems: true, items: { type: 'string' } },
           nested: { type: 'object', properties: { list: { type: 'array', uniqueItems: true, items: { type: 'object' } } } },
         }),
@@ -161,7 +147,7 @@ describe('hostile input', () => {
       assert.equal(secret.status, 201, secret.text);
       assert.deepEqual(Object.keys(JSON.parse(secret.text).data).sort(), [...builtinNames].sort());
 
-      const crd = crdWithSpec('gadgets', 'Gadget', { size: { type: 'integer' }, config: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } });
+      const crd = exampleCrd({ plural: 'gadgets', kind: 'Gadget' }, { size: { type: 'integer' }, config: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } });
       assert.equal((await call(server.url, 'POST', crdsPath, crd)).status, 201);
       const gadget = await call(
         server.url,
@@ -211,7 +197,7 @@ describe('hostile input', () => {
   });
 
   describe('nesting depth and body size', () => {
-    const deepCrd = crdWithSpec('deeps', 'Deep', { config: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } });
+    const deepCrd = exampleCrd({ plural: 'deeps', kind: 'Deep' }, { config: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } });
     const deeps = '/apis/example.com/v1/namespaces/default/deeps';
     /** `{"a":{"a":...}}`, nested so that `{"spec":{"config":<this>}}` is `depth` levels deep. */
     const nested = (depth: number): string => '{"a":'.repeat(depth - 2) + '1' + '}'.repeat(depth - 2);

@@ -157,3 +157,13 @@ function someInCauseChain(err: unknown, test: (e: unknown) => boolean): boolean 
   }
   return false;
 }
+
+/**
+ * The reason a handler call's signal aborts when its object's slot moves to another replica of a
+ * shard ring and the call did not end within the hand-over timeout.
+ */
+export class HandedOverError extends KubeloopError {
+  constructor(message = 'the object moved to another replica of the shard ring: this call must stop') {
+    super('HandedOverError', message);
+  }
+}

@@ -176,3 +176,12 @@ export { shutdownSignal, runOperator } from './runtime/graceful-shutdown.js';
 // --- events (front-ends work; the seed-style front-ends are the subpaths ./reconcile, ./controller, ./extra) ---
 export type { EventRecorder, EventType, EventClient, ClientEventRecorderOptions } from './handlers/event-recorder.js';
 export { ClientEventRecorder, noopEventRecorder } from './handlers/event-recorder.js';
+
+// Sharding across replicas (KEP-5866 ranges, hand-over through Leases).
+export type { HandOverReason, ShardParticipant, ShardRingLeaseClient, ShardRingOptions } from './sharding/shard-ring.js';
+export { ShardRing, shardRingLabel, shardSlotsAnnotation, slotOf } from './sharding/shard-ring.js';
+export { assignSlots, slotRanges } from './sharding/slot-assignment.js';
+export type { ShardedInformerOptions } from './sharding/sharded-informer.js';
+export { ShardedInformer } from './sharding/sharded-informer.js';
+export type { RunOperatorSharding } from './runtime/graceful-shutdown.js';
+export { HandedOverError } from './errors.js';

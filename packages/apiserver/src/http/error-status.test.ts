@@ -2,6 +2,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RawWatch, waitFor, widgetsPath } from '../testing/test-client.js';
 import { serverForSuite } from '../suite-server.test-helper.js';
+import { exampleCrd } from '../example-crd.test-helper.js';
 
 describe('error responses are Status objects with the real reasons and messages', () => {
   const suite = serverForSuite({ server: { maxBodyBytes: 64 * 1024 }, widgetCrd: true });
@@ -122,34 +123,10 @@ describe('error responses are Status objects with the real reasons and messages'
   });
 
   test('Strict reports every unknown field of a body: the root, metadata, nested and an embedded object\'s metadata', async () => {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'templates.example.com' },
-      spec: {
-        group: 'example.com',
-        names: { plural: 'templates', kind: 'Template' },
-        scope: 'Namespaced',
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: {
-                    type: 'object',
-                    properties: { pod: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object', properties: { image: { type: 'string' } } } } } },
-                  },
-                },
-              },
-            },
-          },
-        ],
-      },
-    };
+    const crd = exampleCrd(
+      { plural: 'templates', kind: 'Template' },
+      { pod: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object', properties: { image: { type: 'string' } } } } } },
+    );
     assert.equal((await req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
     const path = '/apis/example.com/v1/namespaces/default/templates';
     await waitFor(async () => (await req('GET', path)).status === 200, { message: 'the Template type is served' });

@@ -40,6 +40,7 @@ import { partialMetadataRequestOf, partialObjectMetadataJson, partialObjectMetad
 import type { TableRequest } from '../table/table-request.js';
 import type { WatchHub } from '../watch/watch-hub.js';
 import { serveWatch } from '../watch/watch-request.js';
+import { largeBodyChars } from '../objects/write-options.js';
 
 /** What the handler works with. */
 export interface RequestHandlerDeps {
@@ -254,13 +255,15 @@ export class RequestHandler {
         return;
       }
       case 'create': {
-        const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates, this.#deps.yaml);
-        const result = await service.create(collection, body.value, { ...write, duplicateFields: body.duplicateFields });
+        const raw = await readBody(req, this.#deps.maxBodyBytes);
+        const body = await decodeObjectBody(raw, mediaTypeOf(req), type.kind, findDuplicates, this.#deps.yaml);
+        const result = await service.create(collection, body.value, { ...write, duplicateFields: body.duplicateFields, stepwise: raw.length >= largeBodyChars });
         return sendJsonText(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'update': {
-        const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, findDuplicates, this.#deps.yaml);
-        const result = await service.update({ ...collection, name: name as string }, body.value, { ...write, duplicateFields: body.duplicateFields, subresource });
+        const raw = await readBody(req, this.#deps.maxBodyBytes);
+        const body = await decodeObjectBody(raw, mediaTypeOf(req), type.kind, findDuplicates, this.#deps.yaml);
+        const result = await service.update({ ...collection, name: name as string }, body.value, { ...write, duplicateFields: body.duplicateFields, subresource, stepwise: raw.length >= largeBodyChars });
         return sendJsonText(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'patch': {

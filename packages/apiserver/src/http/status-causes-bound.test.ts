@@ -2,41 +2,18 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverForSuite } from '../suite-server.test-helper.js';
 import { maxStatusCauses } from './status-error.js';
+import { exampleCrd } from '../example-crd.test-helper.js';
 
 const listsPath = '/apis/example.com/v1/namespaces/default/lists';
 
 /** A CRD whose spec has a `set` list of strings and a list of integers at most 1. */
-const listsCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'lists.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'lists', singular: 'list', kind: 'List' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
-                  small: { type: 'array', items: { type: 'integer', maximum: 1 } },
-                },
-              },
-            },
-          },
-        },
-      },
-    ],
+const listsCrd = exampleCrd(
+  { plural: 'lists', singular: 'list', kind: 'List' },
+  {
+    tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+    small: { type: 'array', items: { type: 'integer', maximum: 1 } },
   },
-};
+);
 
 describe('error bodies stay small however many errors the input has', () => {
   const suite = serverForSuite();

@@ -18,13 +18,16 @@ import { objectKeyOf } from './object-context.js';
 import type { CollectionTarget, ObjectContext } from './object-context.js';
 import { dryRunStored } from './write-options.js';
 import type { WriteOptions, WriteResult } from './write-options.js';
+import { betweenWriteSteps } from './write-steps.js';
 
 /** POST: creates an object. */
 export function createObject(ctx: ObjectContext, target: CollectionTarget, body: unknown, opts: WriteOptions): Promise<WriteResult> {
   return ctx.store.exclusive(async () => {
     const obj = prepareBody(target, body);
     if (obj.metadata.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
-    return createDecoded(ctx, target, decode(target, obj, opts), opts);
+    const decoded = decode(target, obj, opts);
+    if (opts.stepwise) await betweenWriteSteps();
+    return createDecoded(ctx, target, decoded, opts);
   });
 }
 
@@ -49,7 +52,8 @@ export async function createDecoded(ctx: ObjectContext, target: CollectionTarget
   const problems = validateObjectMeta(meta, type.nameRule, true);
   if (problems.length === 0) problems.push(...(type.validate?.(obj, undefined, version) ?? []));
   if (problems.length > 0) throw invalid(type, meta.name || meta.generateName || '', problems);
-  if (!opts.applied) recordUpdate(target, undefined, obj, { ...opts, subresource: undefined });
+  if (opts.stepwise) await betweenWriteSteps();
+  if (!opts.applied) await recordUpdate(ctx, target, undefined, obj, { ...opts, subresource: undefined });
 
   const storeKey = storeKeyOf(type);
   const key = freeKeyFor(ctx.store, type, obj);
@@ -57,6 +61,7 @@ export async function createDecoded(ctx: ObjectContext, target: CollectionTarget
   meta.resourceVersion = '0';
   obj = canonicalObject(obj, []);
   if (opts.dryRun) return { stored: dryRunStored(obj, key), created: true, warnings };
+  if (opts.stepwise) await betweenWriteSteps();
   const stored = await ctx.store.put(storeKey, key, obj);
   if (type === crdType) registerCrd(ctx, stored.object, undefined);
   return { stored, created: true, warnings };

@@ -31,6 +31,7 @@ import type { ObjectStore } from '../storage/object-store.js';
 import type { ResourceRegistry } from '../types/resource-registry.js';
 import { storeKeyOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
+import { DeferredDrainQueue } from '../deferred-drain-queue.js';
 
 /** The writes the collector makes (implemented by `ObjectService`); each does nothing when the object is gone or its uid changed. */
 export interface GarbageCollectorWrites {
@@ -53,6 +54,16 @@ function locationOf(storeKey: string, key: string): string {
 function splitLocation(location: string): { storeKey: string; key: string } {
   const nl = location.indexOf('\n');
   return { storeKey: location.slice(0, nl), key: location.slice(nl + 1) };
+}
+
+/** One queued piece of work as one string, `kind location` (a kind has no space). */
+function workId(kind: WorkKind, location: string): string {
+  return `${kind} ${location}`;
+}
+
+function splitWork(id: string): { kind: WorkKind; location: string } {
+  const space = id.indexOf(' ');
+  return { kind: id.slice(0, space) as WorkKind, location: id.slice(space + 1) };
 }
 
 function hasFinalizer(meta: ObjectMeta, finalizer: string): boolean {
@@ -82,17 +93,21 @@ export class GarbageCollector {
   readonly #absentOwners = new Set<string>();
   /** Dependents with a reference that could not be resolved: checked again when the served types change. */
   readonly #unresolved = new Set<string>();
-  /** Pending work by `kind location`, in order. */
-  readonly #queue = new Map<string, { kind: WorkKind; location: string }>();
-  #draining: Promise<void> | undefined;
-  #started = false;
-  #stopped = false;
+  /** Pending work by `kind location`; a repeat goes last, as the state it will read is the newest anyway. */
+  readonly #queue: DeferredDrainQueue<string>;
 
   constructor(options: { registry: ResourceRegistry; store: ObjectStore; writes: GarbageCollectorWrites; logger: (line: string) => void }) {
     this.#registry = options.registry;
     this.#store = options.store;
     this.#writes = options.writes;
     this.#logger = options.logger;
+    this.#queue = new DeferredDrainQueue<string>({
+      process: (id) => this.#process(splitWork(id)),
+      // A failed write (a log error): the real collector retries; here the next change of the object does.
+      onError: (id, err) => this.#logger(`kubeloop-apiserver: garbage collection of ${splitWork(id).location.replace('\n', ' ')} failed: ${(err as Error).message}`),
+      requeueToBack: true,
+      waitForStart: true,
+    });
   }
 
   /**
@@ -111,15 +126,12 @@ export class GarbageCollector {
         if (meta.deletionTimestamp) this.#observeDeleting(meta, undefined, location);
       }
     }
-    this.#started = true;
-    this.#kick();
+    this.#queue.start();
   }
 
   /** Stops taking work; resolves once the item in progress is done. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#queue.clear();
-    await this.#draining;
+    await this.#queue.stop();
   }
 
   /** Re-checks dependents whose references could not be resolved (a type was added or changed). */
@@ -207,40 +219,10 @@ export class GarbageCollector {
   }
 
   #enqueue(kind: WorkKind, location: string): void {
-    if (this.#stopped) return;
-    const id = `${kind} ${location}`;
-    this.#queue.delete(id); // latest position: the state it will read is the newest anyway
-    this.#queue.set(id, { kind, location });
-    this.#kick();
+    this.#queue.add(workId(kind, location));
   }
 
-  /** Starts draining the queue one turn from now, unless a drain is under way (it picks new work up). */
-  #kick(): void {
-    if (this.#draining || !this.#started || this.#stopped || this.#queue.size === 0) return;
-    this.#draining = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.#drain())
-      .finally(() => {
-        this.#draining = undefined;
-        this.#kick();
-      });
-  }
-
-  async #drain(): Promise<void> {
-    while (!this.#stopped) {
-      const next = this.#queue.entries().next();
-      if (next.done) return;
-      const [id, work] = next.value;
-      this.#queue.delete(id);
-      try {
-        await this.#process(work.kind, work.location);
-      } catch (err) {
-        // A failed write (a log error): the real collector retries; here the next change of the object does.
-        this.#logger(`kubeloop-apiserver: garbage collection of ${work.location.replace('\n', ' ')} failed: ${(err as Error).message}`);
-      }
-    }
-  }
-
-  async #process(kind: WorkKind, location: string): Promise<void> {
+  async #process({ kind, location }: { kind: WorkKind; location: string }): Promise<void> {
     const { storeKey, key } = splitLocation(location);
     const type = this.#registry.byStoreKey(storeKey);
     const stored = this.#store.get(storeKey, key);

@@ -27,6 +27,8 @@ import { storeKeyOf } from '../types/resource-type.js';
 import type { ResourceType } from '../types/resource-type.js';
 import { jsonEqual } from '../json-value.js';
 import { timestampText } from '../timestamp-text.js';
+import { DeferredDrainQueue } from '../deferred-drain-queue.js';
+import { nextTurn } from '../next-turn.js';
 import { applyNamespaceConditions, emptyTally, remainingCount } from './namespace-conditions.js';
 import type { ContentTally } from './namespace-conditions.js';
 import { kubernetesFinalizer, namespaceStoreKey, specFinalizersOf, terminatingPhase } from './namespace-contents.js';
@@ -54,10 +56,6 @@ export interface NamespaceDeleterOptions {
 const defaultSliceObjects = 100;
 const defaultSliceMs = 5;
 
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /** The resource as upstream's conditions name it: `configmaps.` for the core group, `widgets.example.com`. */
 function resourceName(type: ResourceType): string {
   return `${type.plural}.${type.group}`;
@@ -75,11 +73,8 @@ export class NamespaceDeleter {
   readonly #logger: (line: string) => void;
   readonly #sliceObjects: number;
   readonly #sliceMs: number;
-  /** Namespaces to work on, in order. */
-  readonly #queue = new Set<string>();
-  #draining: Promise<void> | undefined;
-  #started = false;
-  #stopped = false;
+  /** Namespaces to work on, in order; a repeat goes last. */
+  readonly #queue: DeferredDrainQueue<string>;
 
   constructor(options: NamespaceDeleterOptions) {
     this.#registry = options.registry;
@@ -88,20 +83,23 @@ export class NamespaceDeleter {
     this.#logger = options.logger;
     this.#sliceObjects = options.sliceObjects ?? defaultSliceObjects;
     this.#sliceMs = options.sliceMs ?? defaultSliceMs;
+    this.#queue = new DeferredDrainQueue<string>({
+      process: (name) => this.#process(name),
+      onError: (name, err) => this.#logger(`kubeloop-apiserver: deleting namespace ${name} failed: ${(err as Error).message}`),
+      requeueToBack: true,
+      waitForStart: true,
+    });
   }
 
   /** Queues every terminating namespace (after a replay) and starts working. */
   start(): void {
     for (const stored of this.#store.values(namespaceStoreKey)) if (stored.object.metadata.deletionTimestamp) this.#enqueue(stored.key);
-    this.#started = true;
-    this.#kick();
+    this.#queue.start();
   }
 
   /** Stops taking work; resolves once the slice in progress is done (the rest waits for the next start). */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#queue.clear();
-    await this.#draining;
+    await this.#queue.stop();
   }
 
   /** Receives every applied change, in resourceVersion order. */
@@ -122,35 +120,7 @@ export class NamespaceDeleter {
   }
 
   #enqueue(name: string): void {
-    if (this.#stopped) return;
-    this.#queue.delete(name);
     this.#queue.add(name);
-    this.#kick();
-  }
-
-  /** Starts working one turn from now, unless work is under way (it picks new work up). */
-  #kick(): void {
-    if (this.#draining || !this.#started || this.#stopped || this.#queue.size === 0) return;
-    this.#draining = nextTurn()
-      .then(() => this.#drain())
-      .finally(() => {
-        this.#draining = undefined;
-        this.#kick();
-      });
-  }
-
-  async #drain(): Promise<void> {
-    while (!this.#stopped) {
-      const next = this.#queue.values().next();
-      if (next.done) return;
-      const name = next.value;
-      this.#queue.delete(name);
-      try {
-        await this.#process(name);
-      } catch (err) {
-        this.#logger(`kubeloop-apiserver: deleting namespace ${name} failed: ${(err as Error).message}`);
-      }
-    }
   }
 
   /** One pass of the namespace controller over a terminating namespace. */
@@ -190,7 +160,7 @@ export class NamespaceDeleter {
           looked = 1;
           sliceStart = performance.now();
         }
-        if (this.#stopped) return undefined;
+        if (this.#queue.stopped) return undefined;
         const stored = this.#store.get(storeKey, key);
         const uid = stored?.object.metadata.uid;
         if (!stored || uid === undefined) continue;

@@ -3,6 +3,7 @@ import type { KubeObject } from '@kubeloop/resource';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { ResourceRegistry } from '../types/resource-registry.js';
 import type { ResourceType } from '../types/resource-type.js';
+import type { OffLoopWorker } from '../worker/off-loop-worker.js';
 
 /** Receives changes of the served types (CRDs created, changed or deleted). */
 export interface TypeListener {
@@ -28,6 +29,8 @@ export interface ObjectContext {
   readonly types: TypeListener;
   /** Undefined (the default, as envtest): every delete without finalizers removes the object at once. */
   readonly gracefulDeletion?: GracefulDeletion | undefined;
+  /** Where large patches are computed off the event loop. Undefined (the default): in the request's turn. */
+  readonly offLoop?: OffLoopWorker | undefined;
 }
 
 /** The objects of one type a request addresses, in the API version it speaks. */

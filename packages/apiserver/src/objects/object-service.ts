@@ -52,14 +52,15 @@ import type { ListPage } from './read-objects.js';
 import { getScale, updateScale } from './scale-object.js';
 import { updateObject } from './update-object.js';
 import type { WriteOptions, WriteResult, WriteSubresource } from './write-options.js';
+import type { OffLoopWorker } from '../worker/off-loop-worker.js';
 
 /** Objects, with Kubernetes' write rules, over an {@link ObjectStore}. */
 export class ObjectService {
   readonly #ctx: ObjectContext;
 
   /** @param options.gracefulDeletion how Pods are deleted gracefully; default: none (every delete is at once, as envtest). */
-  constructor(registry: ResourceRegistry, store: ObjectStore, types: TypeListener, options: { gracefulDeletion?: GracefulDeletion | undefined } = {}) {
-    this.#ctx = { registry, store, types, gracefulDeletion: options.gracefulDeletion };
+  constructor(registry: ResourceRegistry, store: ObjectStore, types: TypeListener, options: { gracefulDeletion?: GracefulDeletion | undefined; offLoop?: OffLoopWorker | undefined } = {}) {
+    this.#ctx = { registry, store, types, gracefulDeletion: options.gracefulDeletion, offLoop: options.offLoop };
   }
 
   // --- reads ---

@@ -6,6 +6,9 @@ import type { StoredObject } from '../storage/change-event.js';
 import { acceptedPatchTypes, patchMediaTypes } from '../http/patch-media-types.js';
 import type { PatchFormat } from '../http/patch-media-types.js';
 import { ApplyConflictError, applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, isPatchError } from '../patch/index.js';
+import { patchTaskResult } from '../patch/patch-task.js';
+import type { PatchTask } from '../patch/patch-task.js';
+import { patchReplyOf } from '../worker/off-loop-task.js';
 import { parseJsonRequest } from '../http/request-body.js';
 import { parseResourceVersionText } from '../storage/resource-version.js';
 import { apiVersionOf, storeKeyOf } from '../types/resource-type.js';
@@ -16,6 +19,8 @@ import { decode, prepareBody } from './incoming-object.js';
 import { objectKeyOf } from './object-context.js';
 import type { ObjectContext, ObjectTarget } from './object-context.js';
 import { updateDecoded } from './update-object.js';
+import { betweenWriteSteps } from './write-steps.js';
+import { largeBodyChars } from './write-options.js';
 import type { WriteOptions, WriteResult } from './write-options.js';
 
 /** A PATCH request's own options besides those of every write. */
@@ -72,55 +77,95 @@ function parsePatch(target: ObjectTarget, body: string, mediaType: string, opts:
   return { format, patch: decoded.value, duplicateFields: decoded.duplicateFields };
 }
 
-/** The stored object with the patch applied, at the request's apiVersion. */
-function patchedObject(target: ObjectTarget, existing: StoredObject, parsed: ParsedPatch, opts: PatchOptions): Record<string, unknown> {
-  const { name } = target;
-  const { patch } = parsed;
+/** What a merging engine (apply, strategic or merge patch) needs, as data for the worker thread. */
+function patchTask(format: PatchTask['format'], existing: StoredObject | undefined, apiVersion: string, patch: unknown, opts: PatchOptions): PatchTask {
+  return {
+    format,
+    existingJson: existing?.json,
+    apiVersion,
+    patchJson: JSON.stringify(patch),
+    fieldManager: opts.fieldManager ?? '',
+    force: opts.force ?? false,
+    subresource: opts.subresource,
+    now: new Date().toISOString(),
+  };
+}
+
+/**
+ * Runs the patch engine of the body's format on the stored object (undefined: an apply that creates),
+ * at the request's apiVersion: in the worker thread for a large (stepwise) write, so that other
+ * clients are answered meanwhile, else at once.
+ */
+async function runEngine(ctx: ObjectContext, target: ObjectTarget, parsed: ParsedPatch, existing: StoredObject | undefined, opts: PatchOptions): Promise<Record<string, unknown>> {
+  const { format, patch } = parsed;
   const apiVersion = apiVersionOf(target.type, target.version);
+  if (format !== 'json' && ctx.offLoop !== undefined && opts.stepwise === true) {
+    const { reply } = await ctx.offLoop.run({ kind: 'patch', patch: patchTask(format, existing, apiVersion, patch, opts) });
+    return runPatch(() => patchTaskResult(patchReplyOf(reply)));
+  }
   // Every patch engine works on a copy of its input: a shallow one with the requested apiVersion is enough here.
-  const current: Record<string, unknown> = { ...existing.object, apiVersion };
-  switch (parsed.format) {
+  const current = existing === undefined ? undefined : { ...existing.object, apiVersion };
+  switch (format) {
     case 'apply': {
-      const applied = patch as KubeObject;
-      if (typeof applied === 'object' && applied !== null) {
-        if (applied.metadata?.name !== undefined && applied.metadata.name !== name) {
-          throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
-        }
-        if (applied.apiVersion !== undefined && applied.apiVersion !== apiVersion) {
-          throw badRequest(`the API version in the data (${String(applied.apiVersion)}) does not match the expected API version (${apiVersion})`);
-        }
-      }
       const applyOptions = { force: opts.force ?? false, subresource: opts.subresource };
       return runPatch(() => applyServerSideApply(current, patch as Record<string, unknown>, opts.fieldManager ?? '', applyOptions));
     }
     case 'json':
-      return runPatch(() => applyJsonPatch(current, patch));
+      return runPatch(() => applyJsonPatch(current ?? {}, patch));
     case 'merge':
-      return runPatch(() => applyMergePatch(current, patch));
+      return runPatch(() => applyMergePatch(current ?? {}, patch));
     case 'strategic':
-      return runPatch(() => applyStrategicMergePatch(current, patch));
+      return runPatch(() => applyStrategicMergePatch(current ?? {}, patch));
+  }
+}
+
+/** Refuses an apply whose body names another object or apiVersion than the URL. */
+function checkAppliedIdentity(target: ObjectTarget, parsed: ParsedPatch): void {
+  if (parsed.format !== 'apply') return;
+  const applied = parsed.patch as KubeObject;
+  if (typeof applied !== 'object' || applied === null) return;
+  const { name } = target;
+  const apiVersion = apiVersionOf(target.type, target.version);
+  if (applied.metadata?.name !== undefined && applied.metadata.name !== name) {
+    throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
+  }
+  if (applied.apiVersion !== undefined && applied.apiVersion !== apiVersion) {
+    throw badRequest(`the API version in the data (${String(applied.apiVersion)}) does not match the expected API version (${apiVersion})`);
   }
 }
 
 /** PATCH (main resource or `/status`), by media type; apply creates a missing object. */
-export function patchObject(ctx: ObjectContext, target: ObjectTarget, body: string, mediaType: string, opts: PatchOptions): Promise<WriteResult> {
+export async function patchObject(ctx: ObjectContext, target: ObjectTarget, body: string, mediaType: string, opts: PatchOptions): Promise<WriteResult> {
   const { type, name } = target;
-  const parsed = parsePatch(target, body, mediaType, opts);
-  const fields = { fieldValidation: opts.fieldValidation, duplicateFields: parsed.duplicateFields };
+  // A large patch is computed in the worker while the store stays locked, and the steps around it
+  // (parse, read the answer, decode, write) run in turns of their own (see `WriteOptions.stepwise`).
+  const write = { ...opts, stepwise: opts.stepwise === true || body.length >= largeBodyChars };
+  const step = (): Promise<void> | undefined => (write.stepwise ? betweenWriteSteps() : undefined);
+  await step();
+  const parsed = parsePatch(target, body, mediaType, write);
+  const fields = { fieldValidation: write.fieldValidation, duplicateFields: parsed.duplicateFields };
   return ctx.store.exclusive(async () => {
+    await step();
     const existing = ctx.store.get(storeKeyOf(type), objectKeyOf(target.namespace, name));
     if (!existing) {
-      if (parsed.format !== 'apply' || opts.subresource) throw notFound(type, name);
-      const applyOptions = { force: opts.force ?? false, subresource: opts.subresource };
-      const applied = runPatch(() => applyServerSideApply(undefined, parsed.patch as Record<string, unknown>, opts.fieldManager ?? '', applyOptions));
-      const obj = prepareBody(target, applied);
-      return createDecoded(ctx, target, decode(target, obj, fields), { ...opts, applied: true });
+      if (parsed.format !== 'apply' || write.subresource) throw notFound(type, name);
+      const obj = prepareBody(target, await runEngine(ctx, target, parsed, undefined, write));
+      await step();
+      const decoded = decode(target, obj, fields);
+      await step();
+      return createDecoded(ctx, target, decoded, { ...write, applied: true });
     }
-    const obj = prepareBody(target, patchedObject(target, existing, parsed, opts));
+    // A small patch of a large object is a large write too (an apply keeping 1 of 20,000 containers).
+    const update = { ...write, stepwise: write.stepwise || existing.json.length >= largeBodyChars, applied: parsed.format === 'apply' };
+    checkAppliedIdentity(target, parsed);
+    const obj = prepareBody(target, await runEngine(ctx, target, parsed, existing, update));
     const rv = obj.metadata.resourceVersion;
     if (rv) parseResourceVersionText('metadata.resourceVersion', rv);
     if (rv && rv !== existing.object.metadata.resourceVersion) throw staleConflict(type, name);
     keepManagedFields(obj, existing.object);
-    return updateDecoded(ctx, target, existing, decode(target, obj, fields), { ...opts, applied: parsed.format === 'apply' });
+    if (update.stepwise) await betweenWriteSteps();
+    const decoded = decode(target, obj, fields);
+    if (update.stepwise) await betweenWriteSteps();
+    return updateDecoded(ctx, target, existing, decoded, update);
   });
 }

@@ -19,6 +19,7 @@ import type { CollectionTarget, ObjectContext, ObjectTarget } from './object-con
 import { getObject } from './read-objects.js';
 import { removeObject } from './remove-object.js';
 import { dryRunStored } from './write-options.js';
+import { betweenWriteSteps } from './write-steps.js';
 import type { InternalWrite, WriteOptions, WriteResult, WriteSubresource } from './write-options.js';
 
 /** True when anything but metadata (and status, with the subresource) differs: the generation rule. */
@@ -37,7 +38,9 @@ function onlyManagedFieldTimesDiffer(a: KubeObject, b: KubeObject): boolean {
   if (!Array.isArray(entriesA) || !Array.isArray(entriesB) || entriesA.length !== entriesB.length) return false;
   const withoutTimes = (entries: readonly unknown[]): string[] => entries.map((e) => JSON.stringify({ ...(e as Record<string, unknown>), time: undefined })).sort();
   const withoutEntries = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
-  return jsonEqual(withoutTimes(entriesA), withoutTimes(entriesB)) && jsonEqual(withoutEntries(a), withoutEntries(b));
+  // The rest of the object first: a write that changed anything stops at its first difference,
+  // before the entries (field sets as large as the object) are serialized.
+  return jsonEqual(withoutEntries(a), withoutEntries(b)) && jsonEqual(withoutTimes(entriesA), withoutTimes(entriesB));
 }
 
 /** PUT (main resource, `/status` or `/finalize`). */
@@ -46,7 +49,9 @@ export function updateObject(ctx: ObjectContext, target: ObjectTarget, body: unk
     const existing = getObject(ctx, target.type, target.namespace, target.name);
     const obj = prepareBody(target, body);
     keepManagedFields(obj, existing.object);
-    return updateDecoded(ctx, target, existing, decode(target, obj, opts), { ...opts, requireResourceVersion: true });
+    const decoded = decode(target, obj, opts);
+    if (opts.stepwise) await betweenWriteSteps();
+    return updateDecoded(ctx, target, existing, decoded, { ...opts, requireResourceVersion: true });
   });
 }
 
@@ -121,6 +126,7 @@ export async function updateDecoded(ctx: ObjectContext, target: CollectionTarget
   // As kube-apiserver's binding storage, a binding skips the pod update rules (which forbid a new nodeName).
   if (problems.length === 0 && opts.subresource !== 'binding') problems.push(...(type.validate?.(next, old, version) ?? []));
   if (problems.length > 0) throw invalid(type, name, problems);
+  if (opts.stepwise) await betweenWriteSteps();
 
   if (type.hasGeneration && opts.subresource === undefined && specChanged(type, old, next)) {
     next.metadata.generation = (old.metadata.generation ?? 0) + 1;
@@ -128,7 +134,7 @@ export async function updateDecoded(ctx: ObjectContext, target: CollectionTarget
   next.metadata.resourceVersion = old.metadata.resourceVersion;
   // A request that sent `managedFields: []` resets them (they were kept from `old` when left out).
   const reset = next.metadata.managedFields === undefined && old.metadata.managedFields !== undefined;
-  if (!opts.applied && !reset) recordUpdate(target, old, next, opts);
+  if (!opts.applied && !reset) await recordUpdate(ctx, target, existing, next, opts);
   next = canonicalObject(next, []);
   // Rule 1: a write that changes nothing is a no-op, and so is one that only moved the times of the
   // managedFields entries it rewrote (kube-apiserver's IgnoreManagedFieldsTimestampsTransformer, 1.18+):
@@ -142,6 +148,7 @@ export async function updateDecoded(ctx: ObjectContext, target: CollectionTarget
     return { stored: removed ?? existing, created: false, warnings };
   }
   if (opts.dryRun) return { stored: dryRunStored(next, existing.key), created: false, warnings };
+  if (opts.stepwise) await betweenWriteSteps();
   const stored = await ctx.store.put(storeKeyOf(type), existing.key, next);
   if (type === crdType) registerCrd(ctx, stored.object, old);
   return { stored, created: false, warnings };

@@ -15,7 +15,21 @@ export interface WriteOptions {
   readonly fieldManager?: string | undefined;
   /** The request's User-Agent, whose program name manages an update without `fieldManager`. Default: none (no managedFields entry). */
   readonly userAgent?: string | undefined;
+  /**
+   * A large request ({@link largeBodyChars} and up): its steps (decode, checks, store write), each tens of
+   * milliseconds at that size, run in turns of their own, so that other clients are answered between
+   * them. The store stays locked throughout: no other write slips in. Default: false.
+   */
+  readonly stepwise?: boolean | undefined;
 }
+
+/**
+ * Request bodies this long (characters) and longer are written stepwise, and their patches computed
+ * in the server's worker thread. Measured on the 2-core machine: a server-side apply of a 64 KiB
+ * Deployment (2,000 containers) holds the loop about 25 ms in one piece; 20,000 containers (0.67 MB)
+ * held it 300 ms, and stepwise with its merge in the worker at most about 60 ms at a time.
+ */
+export const largeBodyChars = 64 * 1024;
 
 /** What a create or an update is told besides the request's options. */
 export type InternalWrite = WriteOptions & {

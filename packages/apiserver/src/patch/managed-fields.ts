@@ -159,7 +159,8 @@ export function applyWithOwnership(current: JsonObject | undefined, config: Json
     const readers = [new ValueReader(current), configValues];
     for (const owner of owners) {
       visitMembers(applied, readers, ({ node, values, along }) => {
-        if (along?.member && !jsonEqual(values[0], values[1])) conflicts.push({ owner, path: pathOf(node) });
+        // Two maps (a keyed list's items included) conflict only in their fields, visited on their own.
+        if (along?.member && !(isJsonObject(values[0]) && isJsonObject(values[1])) && !jsonEqual(values[0], values[1])) conflicts.push({ owner, path: pathOf(node) });
       }, { set: owner.set, onlyShared: true });
     }
   }

@@ -9,6 +9,7 @@
 import type { Clock, Timer } from '@kubeloop/resource';
 import type { ChangeEvent } from '../storage/change-event.js';
 import { isStatusError } from '../http/status-error.js';
+import { DeferredDrainQueue } from '../deferred-drain-queue.js';
 
 /** One simulated controller. */
 export interface SimulatedController {
@@ -41,22 +42,22 @@ export class ControllerQueue {
   readonly #controller: SimulatedController;
   readonly #clock: Clock;
   readonly #logger: (line: string) => void;
-  readonly #onIdle: () => void;
-  /** Keys waiting to sync, in arrival order. */
-  readonly #pending = new Set<string>();
-  /** Keys whose sync is in progress; one that changes meanwhile goes back to pending after it. */
-  #syncing: string | undefined;
+  /** Keys waiting to sync, in arrival order; one that changes while it syncs is synced again after. */
+  readonly #queue: DeferredDrainQueue<string>;
   readonly #timers = new Map<string, Timer>();
   readonly #failures = new Map<string, number>();
-  #draining = false;
-  #stopped = false;
-  #running: Promise<void> | undefined;
 
   constructor(controller: SimulatedController, options: { clock: Clock; logger: (line: string) => void; onIdle: () => void }) {
     this.#controller = controller;
     this.#clock = options.clock;
     this.#logger = options.logger;
-    this.#onIdle = options.onIdle;
+    this.#queue = new DeferredDrainQueue<string>({
+      process: (key) => this.#sync(key),
+      onError: (key, err) => this.#failed(key, err),
+      onIdle: options.onIdle,
+      // One key per turn: requests keep being served between syncs.
+      yieldBetweenKeys: true,
+    });
   }
 
   get controller(): SimulatedController {
@@ -65,23 +66,20 @@ export class ControllerQueue {
 
   /** Nothing waits and nothing syncs (timers may be pending). */
   get idle(): boolean {
-    return this.#pending.size === 0 && this.#syncing === undefined;
+    return this.#queue.idle;
   }
 
   /** Queues one key; a timer already set for it stays (whichever comes first syncs it). */
   add(key: string): void {
-    if (this.#stopped) return;
-    this.#pending.add(key);
-    this.#kick();
+    this.#queue.add(key);
   }
 
   /** Stops taking work and cancels its timers; resolves once the sync in progress is done. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#pending.clear();
+    const stopped = this.#queue.stop();
     for (const timer of this.#timers.values()) timer.cancel();
     this.#timers.clear();
-    await this.#running;
+    await stopped;
   }
 
   #after(key: string, delayMs: number): void {
@@ -95,44 +93,16 @@ export class ControllerQueue {
     );
   }
 
-  #kick(): void {
-    if (this.#draining || this.#stopped) return;
-    this.#draining = true;
-    // Never inside the write that queued the key: the controller reacts after it, as the real one does.
-    setImmediate(() => {
-      this.#running = this.#drain().finally(() => {
-        this.#draining = false;
-        this.#running = undefined;
-        if (this.#pending.size > 0 && !this.#stopped) this.#kick();
-        else this.#onIdle();
-      });
-    });
-  }
-
-  async #drain(): Promise<void> {
-    while (!this.#stopped) {
-      const key = this.#pending.values().next().value;
-      if (key === undefined) return;
-      this.#pending.delete(key);
-      this.#syncing = key;
-      try {
-        const again = await this.#controller.sync(key);
-        this.#failures.delete(key);
-        if (again !== undefined && !this.#stopped) this.#after(key, again);
-      } catch (err) {
-        this.#failed(key, err);
-      } finally {
-        this.#syncing = undefined;
-      }
-      // One key per turn: requests keep being served between syncs.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+  async #sync(key: string): Promise<void> {
+    const again = await this.#controller.sync(key);
+    this.#failures.delete(key);
+    if (again !== undefined && !this.#queue.stopped) this.#after(key, again);
   }
 
   #failed(key: string, err: unknown): void {
-    if (this.#stopped) return;
+    if (this.#queue.stopped) return;
     if (isStatusError(err) && err.status.code === 409) {
-      this.#pending.add(key);
+      this.#queue.add(key);
       return;
     }
     const failures = (this.#failures.get(key) ?? 0) + 1;

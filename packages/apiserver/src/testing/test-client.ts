@@ -30,15 +30,26 @@ export async function call(
   }
   const res = await fetch(baseUrl + path, { method, headers, body: payload ?? null });
   const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
   const plainHeaders: Record<string, string> = {};
   res.headers.forEach((value, key) => (plainHeaders[key] = value));
-  return { status: res.status, headers: plainHeaders, text, body: parsed };
+  // Parsed when first read: a freeze probe in this process times the server, not the test's own
+  // parse of a large answer.
+  let parsed: { value: unknown } | undefined;
+  return {
+    status: res.status,
+    headers: plainHeaders,
+    text,
+    get body(): unknown {
+      if (parsed === undefined) {
+        try {
+          parsed = { value: JSON.parse(text) };
+        } catch {
+          parsed = { value: undefined };
+        }
+      }
+      return parsed.value;
+    },
+  };
 }
 
 /** Polls `cond` until it is truthy or the deadline passes (then throws). */

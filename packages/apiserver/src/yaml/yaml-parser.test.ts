@@ -25,7 +25,7 @@ const fromSources = import.meta.url.endsWith('.ts');
 /** A compiled module of this directory: beside this file in dist, in dist from sources (build first). */
 const compiled = (file: string): string => fileURLToPath(new URL(fromSources ? `../../dist/yaml/${file}` : `./${file}`, import.meta.url));
 // The worker thread runs JavaScript: from sources too, the tests give it the compiled module.
-const workerModule = compiled('yaml-worker-main.js');
+const workerModule = compiled('../worker/off-loop-worker-main.js');
 
 describe('YamlBodyParser', () => {
   const parsers: YamlBodyParser[] = [];
@@ -65,9 +65,9 @@ describe('YamlBodyParser', () => {
       dying,
       [
         "import { parentPort, threadId } from 'node:worker_threads';",
-        'parentPort.on(\'message\', ({ id, text }) => {',
-        "  if (text.includes('die-now')) process.exit(7);",
-        '  parentPort.postMessage({ id, parsed: { ok: true, value: threadId } });',
+        'parentPort.on(\'message\', ({ id, task }) => {',
+        "  if (task.text.includes('die-now')) process.exit(7);",
+        "  parentPort.postMessage({ id, reply: { kind: 'yaml', parsed: { ok: true, value: threadId } } });",
         '});',
         'parentPort.postMessage({ ready: true });',
       ].join('\n'),
@@ -80,7 +80,7 @@ describe('YamlBodyParser', () => {
     const reason = killer?.status === 'rejected' ? (killer.reason as unknown) : undefined;
     assert.ok(isStatusError(reason), String(reason));
     assert.equal(reason.status.code, 500);
-    assert.equal(reason.status.message, "Internal error occurred: the YAML parser's worker thread stopped (exit code 7) while parsing the request body");
+    assert.equal(reason.status.message, "Internal error occurred: the server's worker thread stopped (exit code 7) while parsing the request body");
     assert.ok(first.ok && typeof first.value === 'number');
     for (const result of queued) {
       assert.equal(result.status, 'fulfilled');
@@ -104,7 +104,7 @@ describe('YamlBodyParser', () => {
       assert.deepEqual(await yaml.parse(large), parseYamlText(large));
       assert.equal(yaml.parsedOffLoop, 0);
       assert.equal(lines.length, 1, lines.join('\n'));
-      assert.match(lines[0] ?? '', /^kubeloop-apiserver: large YAML bodies are parsed on the event loop: the parser's worker (module .* is missing|thread did not start \(.*missing-sibling)/);
+      assert.match(lines[0] ?? '', /^kubeloop-apiserver: large request bodies are parsed and patched on the event loop: the worker (module .* is missing|thread did not start \(.*missing-sibling)/);
     }
   });
 
@@ -148,7 +148,7 @@ describe('YamlBodyParser', () => {
     const result = spawnSync(process.execPath, ['--conditions=kubeloop-source', '--import', import.meta.resolve('tsx'), file], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(result.status, 0, result.stderr);
     const inWorker = result.stdout === '1 true\n';
-    const inThread = /^kubeloop-apiserver: large YAML bodies are parsed on the event loop: the parser's worker thread did not start \(Unknown file extension "\.ts".*\)\n0 true\n$/.test(result.stdout);
+    const inThread = /^kubeloop-apiserver: large request bodies are parsed and patched on the event loop: the worker thread did not start \(Unknown file extension "\.ts".*\)\n0 true\n$/.test(result.stdout);
     assert.ok(inWorker || inThread, result.stdout);
   });
 });

@@ -18,12 +18,15 @@ export const manifestsCommand = {
   description: [
     'RBAC covers exactly what the operator uses: its own kinds (with status and finalizers), what it owns',
     '("owns" in package.json "kubeloop"), what it reads ("reads"), Events, and Leases in its namespace.',
+    '--replicas N (default 1) sets the Deployment\'s replicas. With N > 1 the Lease Role also grants delete,',
+    'which a sharded operator (runOperator `sharding`: each replica owns a share of the objects) needs to',
+    'leave its ring at shutdown; a leader-elected operator runs N - 1 standbys. The operator\'s code decides.',
     'Apply them with: npx kubeloop manifests --image <image> | kubectl apply -f -',
   ].join('\n'),
   flags: {
     image: { type: 'string', valueName: '<image>', description: "the operator's container image (default: package.json kubeloop.deploy.image, else <name>:latest)" },
     namespace: { type: 'string', valueName: '<namespace>', description: 'namespace to deploy to (default: kubeloop.deploy.namespace, else <name>-system)' },
-    replicas: { type: 'string', valueName: '<n>', description: 'replicas of the operator; one leads at a time (default: kubeloop.deploy.replicas, else 1)' },
+    replicas: { type: 'string', valueName: '<n>', description: 'replicas of the Deployment; > 1 adds Lease delete for sharding (default: kubeloop.deploy.replicas, else 1)' },
     out: { type: 'string', short: 'o', valueName: '<file>', description: 'write to this file instead of stdout (default: stdout)' },
     dir: { type: 'string', valueName: '<dir>', description: 'the project directory (default: the current directory)' },
   },

@@ -1,7 +1,7 @@
 /**
  * The RBAC rules of an operator, for exactly what it uses: its own kinds (read, update, status, finalizers),
  * what it owns (full access), what it only reads, core Events (it records them) and Leases (leader election,
- * in its own namespace only).
+ * and with more than one replica the shard ring's, in its own namespace only).
  */
 import type { CustomResourceDefinition } from '@kubeloop/resource';
 import type { ResourceRef } from '../project/project-config.js';
@@ -45,7 +45,12 @@ export function clusterRules(crds: readonly CustomResourceDefinition[], owns: re
   ];
 }
 
-/** The rules in the operator's own namespace: its leader election Lease. */
-export function leaderElectionRules(): PolicyRule[] {
-  return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'] }];
+/**
+ * The rules in the operator's own namespace: Leases. One replica needs them for leader election only; more
+ * than one may run a shard ring (runOperator `sharding`), whose replicas also delete their member Lease when
+ * they stop, so that the others take its slots over at once instead of after the lease expires.
+ */
+export function leaseRules(replicas: number): PolicyRule[] {
+  const verbs = ['get', 'list', 'watch', 'create', 'update', 'patch', ...(replicas > 1 ? ['delete'] : [])];
+  return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs }];
 }

@@ -1,12 +1,13 @@
 /**
  * The manifests that deploy an operator project: its CRDs, a Namespace, a ServiceAccount, RBAC for
  * exactly what it uses, and its Deployment (leader election on, probes on the operator's health
- * endpoints, a restricted security context), as one multi-document YAML.
+ * endpoints, a restricted security context, a writable /tmp), as one multi-document YAML. With more than one
+ * replica the Lease Role also grants delete, which a sharded operator's replicas need (see rbac-rules.ts).
  */
 import { stringify } from 'yaml';
 import type { CustomResourceDefinition } from '@kubeloop/resource';
 import type { DeployConfig, ResourceRef } from '../project/project-config.js';
-import { clusterRules, leaderElectionRules } from './rbac-rules.js';
+import { clusterRules, leaseRules } from './rbac-rules.js';
 
 /** What the manifests are made from. */
 export interface ManifestInputs {
@@ -25,6 +26,7 @@ export function manifestObjects({ crds, deploy, owns, reads }: ManifestInputs): 
   const labels = { 'app.kubernetes.io/name': name, 'app.kubernetes.io/managed-by': 'kubeloop' };
   const meta = (objectName: string, inNamespace: boolean): object => ({ name: objectName, ...(inNamespace ? { namespace } : {}), labels });
   const subject = [{ kind: 'ServiceAccount', name, namespace }];
+  // The Lease Role keeps this name at every replica count, so that scaling re-applies one Role, never leaves an old one.
   const leaderElection = `${name}-leader-election`;
   return [
     ...crds.map((crd) => ({ apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: crd.metadata.name, ...(crd.metadata.labels ? { labels: crd.metadata.labels } : {}) }, spec: crd.spec })),
@@ -32,7 +34,7 @@ export function manifestObjects({ crds, deploy, owns, reads }: ManifestInputs): 
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(name, true) },
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(name, false), rules: clusterRules(crds, owns, reads) },
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: meta(name, false), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: subject },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(leaderElection, true), rules: leaderElectionRules() },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(leaderElection, true), rules: leaseRules(replicas) },
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: meta(leaderElection, true), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaderElection }, subjects: subject },
     {
       apiVersion: 'apps/v1',
@@ -61,8 +63,11 @@ export function manifestObjects({ crds, deploy, owns, reads }: ManifestInputs): 
                 readinessProbe: { httpGet: { path: '/readyz', port: 'metrics' }, periodSeconds: 5 },
                 resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
                 securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+                // The root filesystem is read-only; /tmp (os.tmpdir()) is where a Node program may still write.
+                volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
               },
             ],
+            volumes: [{ name: 'tmp', emptyDir: {} }],
           },
         },
       },

@@ -7,7 +7,7 @@ import type { ResourceAction } from '../handlers/actions.js';
 import { realClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { ControllerLifecycle } from './controller-lifecycle.js';
-import { ErrInformerAlreadyAdded, ErrNilObject, InvalidArgumentError, isReconcileError, isTerminalError } from '../errors.js';
+import { ErrInformerAlreadyAdded, ErrNilObject, HandedOverError, InvalidArgumentError, isReconcileError, isTerminalError } from '../errors.js';
 import { callWithTimeout } from './handler-timeout.js';
 import type { Informer } from '../informer/informer.js';
 import { HANDLED, chainInformerErrorHandler } from '../informer/kubernetes-based-informer.js';
@@ -26,6 +26,7 @@ import type { BoundEventMetrics, KindEventMetrics, PrometheusCollector } from '.
 import type { Reconciler, ReconcileRequest, ReconcileResult } from '../handlers/reconciler.js';
 import type { HandlerContext, ResourceWatcher } from '../handlers/resource-watcher.js';
 import { PredicateFilter } from './predicates.js';
+import { ShardedInformer } from '../sharding/sharded-informer.js';
 import type { Predicate } from './predicates.js';
 import { controllerOwnerOf, primariesOf, unmatchedSecondaries } from './secondary-source.js';
 import type { OwnsOptions, PrimaryMapper, SecondaryMapFunc, WatchesOptions } from './secondary-source.js';
@@ -267,6 +268,13 @@ class Failure {
   ) {}
 }
 
+/** An object whose handler calls run now, in a sharded controller (see `InformerController.settle`). */
+interface InFlightObject {
+  readonly object: KubeObject;
+  calls: number;
+  readonly abort: AbortController;
+}
+
 const NO_WATCHERS: readonly ResourceWatcher[] = [];
 const NO_RECONCILERS: readonly Reconciler[] = [];
 
@@ -306,6 +314,12 @@ export class InformerController {
   private readonly clock: Clock;
   private readonly handlerTimeoutMs: number;
   private readonly lifecycle: ControllerLifecycle;
+  /** With a shard ring: whether a handler call about an object may start (see {@link shardWith}). */
+  private admits: ((object: KubeObject) => boolean) | undefined;
+  /** With a shard ring: the objects whose handler calls run now, and what aborts them at a hand-over. */
+  private readonly inFlight = new Map<string, InFlightObject>();
+  private inFlightEnded: (() => void)[] = [];
+  private shardRefusals = 0;
   private readonly metrics: ControllerMetrics;
   private readonly queueMetrics: QueueMetrics;
   private readonly cacheMetrics: InformerCacheMetrics;
@@ -606,6 +620,48 @@ export class InformerController {
     return this.lifecycle.warmUp(signal, { startInformers: () => this.startInformers() });
   }
 
+  /**
+   * Shards the controller (called by the operator with a `ShardRing`): from now on a handler call
+   * about an object starts only while `admits(object)` is true when it is due; work about objects
+   * refused is dropped (it belongs to another replica). `undefined` turns the check off. Default: off.
+   */
+  shardWith(admits: ((object: KubeObject) => boolean) | undefined): void {
+    this.admits = admits;
+  }
+
+  /** Handler calls refused by the shard (see {@link shardWith}) so far. */
+  shardRefusedCalls(): number {
+    return this.shardRefusals;
+  }
+
+  /**
+   * Resolves once no handler call about an object `match` accepts is running. Calls still running
+   * after `timeoutMs` have their signal aborted with a {@link HandedOverError}, and are still waited
+   * for. Only a sharded controller (see {@link shardWith}) tracks its calls; otherwise it resolves at once.
+   */
+  async settle(match: (object: KubeObject) => boolean, options: { timeoutMs: number }): Promise<void> {
+    const running = (): InFlightObject[] => [...this.inFlight.values()].filter((entry) => match(entry.object));
+    let timedOut = false;
+    const timer = this.clock.setTimer(options.timeoutMs, () => {
+      timedOut = true;
+      for (const entry of running()) entry.abort.abort(new HandedOverError());
+      for (const waiter of this.inFlightEnded.splice(0)) waiter();
+    });
+    try {
+      while (running().length > 0) {
+        if (timedOut) for (const entry of running()) if (!entry.abort.signal.aborted) entry.abort.abort(new HandedOverError());
+        await new Promise<void>((resolve) => this.inFlightEnded.push(resolve));
+      }
+    } finally {
+      timer.cancel();
+    }
+  }
+
+  /** The informers added to this controller that follow a shard ring's slots (`ShardedInformer`s). */
+  shardedInformers(): ShardedInformer[] {
+    return this.allInformers().filter((informer): informer is ShardedInformer => informer instanceof ShardedInformer);
+  }
+
   /** True while running once every informer (added before the gate opened) has synced and handlers run (readiness). */
   hasSynced(): boolean {
     return this.lifecycle.synced;
@@ -633,7 +689,10 @@ export class InformerController {
 
   /** `handler` behind `predicates`, when there are some. */
   private filtered(kind: string, predicates: readonly Predicate[] | undefined, handler: ResourceWatcher, informer: Informer): ResourceWatcher {
-    return predicates !== undefined && predicates.length > 0 ? this.predicateFilter(kind).handler(predicates, handler, informer) : handler;
+    if (predicates === undefined || predicates.length === 0) return handler;
+    // Predicates filter events; a release is not one (the object moved away whatever it holds).
+    const filtered = this.predicateFilter(kind).handler(predicates, handler, informer);
+    return handler.release === undefined ? filtered : { add: filtered.add.bind(filtered), update: filtered.update.bind(filtered), delete: filtered.delete.bind(filtered), release: handler.release.bind(handler) };
   }
 
   /** One filter (and metric child) per kind; the counter is shared so it is registered once. */
@@ -672,7 +731,21 @@ export class InformerController {
         this.enqueue(registration, 'DELETE', undefined, object);
         return HANDLED;
       },
+      release: (_ctx, object) => this.releaseObject(kind, object),
     };
+  }
+
+  /** Tells the kind's watchers and reconcilers that have `release` that `object` moved to another replica. */
+  private async releaseObject(kind: string, object: KubeObject): Promise<void> {
+    const handlers: { release?(ctx: HandlerContext, object: KubeObject): Promise<void> }[] = [...(this.watchers.get(kind) ?? NO_WATCHERS), ...(this.reconcilers.get(kind) ?? NO_RECONCILERS)];
+    for (const handler of handlers) {
+      if (typeof handler.release !== 'function') continue;
+      try {
+        await handler.release(this.handlerContext(object, false), object);
+      } catch (error) {
+        this.report(error, { resourceKind: kind, objectKey: objectKey(object), source: 'controller' });
+      }
+    }
   }
 
   /** Queues an event; adds from the informer's initial list and resyncs wait behind fresh changes (`LOW_PRIORITY`). */
@@ -770,6 +843,31 @@ export class InformerController {
   // for a hand-optimised sync path (docs/benchmarks.md, "InformerController event path").
 
   private readonly process = (key: string, item: WorkItem): Promise<void> | undefined => {
+    if (this.admits === undefined) return this.processItem(key, item);
+    // Sharded: an object of a slot this replica does not run (any more) gets no call; its queued
+    // work and retries end here. The call's signal aborts when a hand-over waits too long for it.
+    if (!this.admits(item.object)) {
+      this.shardRefusals++;
+      return undefined;
+    }
+    let entry = this.inFlight.get(key);
+    if (entry === undefined) this.inFlight.set(key, (entry = { object: item.object, calls: 0, abort: new AbortController() }));
+    entry.calls++;
+    const ended = (): void => {
+      const current = this.inFlight.get(key);
+      if (current !== undefined && --current.calls === 0) this.inFlight.delete(key);
+      for (const waiter of this.inFlightEnded.splice(0)) waiter();
+    };
+    let pending: Promise<void> | undefined;
+    try {
+      pending = this.processItem(key, item);
+    } finally {
+      if (pending === undefined) ended();
+    }
+    return pending?.finally(ended);
+  };
+
+  private processItem(key: string, item: WorkItem): Promise<void> | undefined {
     switch (item.type) {
       case 'event':
         return this.processEvent(key, item);
@@ -779,7 +877,7 @@ export class InformerController {
       case 'reconciler':
         return (this.reconcilers.get(item.kind) ?? NO_RECONCILERS).includes(item.handler) ? this.retryReconciler(item) : undefined;
     }
-  };
+  }
 
   /**
    * Calls every watcher, then every reconciler of the event's kind, one at a time, in add order, in one
@@ -896,7 +994,14 @@ export class InformerController {
 
   /** The context of one handler call about `object`: the controller's signal (see `handlerTimeoutMs` for a deadline of its own). */
   private handlerContext(object: KubeObject, initialList: boolean): ObjectHandlerContext {
-    return new ObjectHandlerContext(this.lifecycle.ctx.signal, this.logger, object, initialList || undefined);
+    const handOver = this.admits === undefined ? undefined : this.inFlightOf(object)?.abort.signal;
+    const signal = handOver === undefined ? this.lifecycle.ctx.signal : AbortSignal.any([this.lifecycle.ctx.signal, handOver]);
+    return new ObjectHandlerContext(signal, this.logger, object, initialList || undefined);
+  }
+
+  private inFlightOf(object: KubeObject): InFlightObject | undefined {
+    for (const entry of this.inFlight.values()) if (entry.object.metadata.uid === object.metadata.uid && entry.object.metadata.name === object.metadata.name) return entry;
+    return undefined;
   }
 
   /** The error a call's span records, from its `outcome`: none on success or when only the shutdown's abort ended it. */

@@ -4,6 +4,8 @@ import type { LabelledSource } from '../observability/controller-labelled-metric
 import { InvalidArgumentError } from '../errors.js';
 import { whileHoldingProcessOpen } from '../keep-alive.js';
 import type { PrometheusCollector } from '../observability/metrics.js';
+import type { ShardParticipant, ShardRing } from '../sharding/shard-ring.js';
+import { InformerController } from './informer-controller.js';
 
 /** Something an {@link Operator} runs (grafana-app-sdk `Controller`): `InformerController`, or your own loop. */
 export interface Controller {
@@ -93,6 +95,29 @@ export class Operator {
       if (status !== undefined) controllers.push({ ...status, name: c.name ?? `controller-${i + 1}` });
     });
     return { controllers };
+  }
+
+  /**
+   * Makes this operator a participant of `ring`: the controllers that have `ShardedInformer`s check
+   * every handler call against the ring (`shardWith`), and the participant moves their informers to
+   * the slots the ring hands it. A slot given up is first settled (no new call starts; calls running
+   * get `handOverTimeoutMs` to end, then their signal aborts), then its objects are released to the
+   * handlers. `runOperator({ sharding })` calls it.
+   */
+  shardWith(ring: ShardRing, options: { handOverTimeoutMs?: number | undefined } = {}): ShardParticipant {
+    const timeoutMs = options.handOverTimeoutMs ?? 10_000;
+    const sharded = (): InformerController[] => this.controllers.filter((c): c is InformerController => c instanceof InformerController && c.shardedInformers().length > 0);
+    for (const controller of sharded()) controller.shardWith((object) => ring.admits(object));
+    let running = new Set<number>();
+    return {
+      apply: async (slots) => {
+        const stopping = new Set([...running].filter((slot) => !slots.has(slot)));
+        const controllers = sharded();
+        if (stopping.size > 0) await Promise.all(controllers.map((c) => c.settle((object) => stopping.has(ring.slotOfObject(object)), { timeoutMs })));
+        await Promise.all(controllers.flatMap((c) => c.shardedInformers()).map((informer) => informer.setSlots(slots, (slot) => ring.slotRange(slot))));
+        running = new Set(slots);
+      },
+    };
   }
 
   /** Readiness: true while running once every controller that can tell (`hasSynced`) has opened its sync gate. */

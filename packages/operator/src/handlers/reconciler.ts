@@ -30,4 +30,9 @@ export interface ReconcileResult {
  */
 export interface Reconciler<T extends KubeObject = KubeObject> {
   reconcile(ctx: HandlerContext, request: ReconcileRequest<T>): Promise<ReconcileResult>;
+  /**
+   * Optional: the object left this replica's shard (another replica of the ring owns it now). Not a
+   * delete: no cleanup must run for it. Errors are logged, never retried. Default: nothing is called.
+   */
+  release?(ctx: HandlerContext, object: T): Promise<void>;
 }

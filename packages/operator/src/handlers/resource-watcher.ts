@@ -27,4 +27,10 @@ export interface ResourceWatcher<T extends KubeObject = KubeObject> {
   add(ctx: HandlerContext, object: T): Promise<void>;
   update(ctx: HandlerContext, oldObject: T, newObject: T): Promise<void>;
   delete(ctx: HandlerContext, object: T): Promise<void>;
+  /**
+   * Optional: the object left this replica's shard (another replica of the ring owns it now; see
+   * `ShardRing`). Not a delete: the object still exists, and no cleanup must run for it. Called once
+   * the handler calls on it have ended. Errors are logged, never retried. Default: nothing is called.
+   */
+  release?(ctx: HandlerContext, object: T): Promise<void>;
 }

@@ -8,6 +8,9 @@ import { consoleLogger } from '../observability/logger.js';
 import type { Logger } from '../observability/logger.js';
 import type { OperatorServer } from './operator-server.js';
 import type { OperatorStatus } from '../status/controller-status.js';
+import { ShardRing } from '../sharding/shard-ring.js';
+import type { ShardParticipant, ShardRingOptions } from '../sharding/shard-ring.js';
+import { InvalidArgumentError } from '../errors.js';
 
 /** Options of {@link shutdownSignal}. */
 export interface ShutdownSignalOptions {
@@ -71,6 +74,14 @@ export interface RunnableOperator {
   cachesSynced?(): boolean;
   /** What the server's `/status` page shows (an `Operator` has it). */
   status?(): OperatorStatus;
+  /** Joins a shard ring (an `Operator` can); needed for the `sharding` option. */
+  shardWith?(ring: ShardRing, options: { handOverTimeoutMs?: number | undefined }): ShardParticipant;
+}
+
+/** Sharding of {@link runOperator}: the ring's options (the operator is its participant) and the hand-over timeout. */
+export interface RunOperatorSharding extends Omit<ShardRingOptions, 'logger' | 'clock'> {
+  /** How long a slot given up waits for the handler calls on its objects before it aborts their signals. Default: 10000. */
+  handOverTimeoutMs?: number | undefined;
 }
 
 /** Leader election of {@link runOperator}: the elector's options, without `onStartedLeading` (runOperator's), plus warm-up. */
@@ -104,6 +115,13 @@ export interface RunOperatorOptions {
    * are called as usual (`onError` defaults to a warning through `logger`). Default: none (the operator always runs).
    */
   leaderElection?: RunOperatorLeaderElection | undefined;
+  /**
+   * Sharding: the operator runs as one replica of a `ShardRing` (see `ShardRing` and the README's
+   * "Scaling out"): its `ShardedInformer`s follow the slots the ring gives this replica, and each
+   * object is handled by one replica at a time. For singleton controllers, run a second operator with
+   * `leaderElection` in another `runOperator` call; one call takes one of the two. Default: none.
+   */
+  sharding?: RunOperatorSharding | undefined;
   /**
    * Serves /metrics, /healthz, /readyz, and /status from the operator's `status()` when it has one. Started here if it is not yet listening, and then stopped
    * at the end. Checks added: liveness `operator` (the operator has not failed); readiness
@@ -188,12 +206,19 @@ async function runOperatorHeld(options: RunOperatorOptions): Promise<RunOperator
         },
       })
     : undefined;
+  if (options.sharding && options.leaderElection) throw new InvalidArgumentError('runOperator takes sharding or leaderElection, not both: run the singleton controllers in a second runOperator call');
+  const ring = options.sharding ? new ShardRing({ ...options.sharding, logger, clock }) : undefined;
+  if (ring) {
+    if (typeof operator.shardWith !== 'function') throw new InvalidArgumentError('sharding needs an operator that can join a shard ring (an Operator)');
+    ring.setParticipant(operator.shardWith(ring, { handOverTimeoutMs: options.sharding?.handOverTimeoutMs }));
+  }
   const startedServer = server !== undefined && !server.isListening();
   if (startedServer) await server.start();
   if (server) {
     server.registerCollectors(operator.prometheusCollectors?.() ?? []);
     if (typeof operator.status === 'function') server.setStatusSource(() => operator.status?.() ?? { controllers: [] });
     if (elector) server.registerCollectors(elector.prometheusCollectors());
+    if (ring) server.registerCollectors(ring.prometheusCollectors());
     addCheckOnce(server, 'health', 'operator', () => {
       if (failed) throw new Error(`operator failed: ${describe(failed.error)}`);
     });
@@ -222,7 +247,7 @@ async function runOperatorHeld(options: RunOperatorOptions): Promise<RunOperator
   const work: Promise<RunOperatorResult> = (async () => {
     try {
       if (!elector) {
-        await runOnce(signal);
+        await Promise.all([runOnce(signal), ring?.run(signal)]);
         return { exitCode: 0 };
       }
       // A warm-up failure is the operator's failure (liveness goes red, exit code 1); run() rejects with it once leading.

@@ -43,6 +43,8 @@ docker build -t ${n.name}:latest .
 npx kubeloop manifests --image ${n.name}:latest | kubectl apply -f -
 \`\`\`
 
-\`kubeloop manifests\` takes \`--namespace\` (default \`${n.namespace}\`) and \`--replicas\` (one replica leads at a time).
+\`kubeloop manifests\` takes \`--namespace\` (default \`${n.namespace}\`) and \`--replicas\` (default 1;
+\`src/main.ts\` is leader-elected, so one replica works and the others stand by; see "Scaling out" in the
+kubeloop README to split the work among replicas instead).
 `;
 }
