@@ -4,15 +4,16 @@
  * `OpinionatedReconciler` (finalizer `kubeloop.dev/shard-test`) around a reconciler whose every call
  * waits `workMs` (I/O-bound work, with `ctx.signal`) and then makes its side effect: the call's end
  * line in the record file (handler-call.ts), `wrote: true` only if its signal had not aborted by then.
- * Prints `synced` once its caches have synced.
+ * Prints `synced` once its caches have synced. With `sharding`, it joins a ring of replicas
+ * (`runOperator({ sharding })`, a `ShardedInformer`) and prints the ring's hand-over lines.
  *
  * `node sharded-operator-process.js '<ShardedOperatorOptions as JSON>'`, kubeconfig from KUBECONFIG.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConfigMapKind, createClient, equalShardRange, loadKubeConfig } from '@kubeloop/resource';
+import { ConfigMapKind, LeaseKind, createClient, equalShardRange, loadKubeConfig } from '@kubeloop/resource';
 import type { ConfigMap } from '@kubeloop/resource';
-import { InformerController, KubernetesBasedInformer, Operator, ReconcileAction, exponentialBackoffRetryPolicy, hasFinalizer, newOpinionatedReconciler, noopLogger, runOperator } from '@kubeloop/operator';
-import type { HandlerContext, ReconcileRequest, ReconcileResult, Reconciler } from '@kubeloop/operator';
+import { InformerController, KubernetesBasedInformer, Operator, ReconcileAction, ShardedInformer, consoleLogger, exponentialBackoffRetryPolicy, hasFinalizer, newOpinionatedReconciler, noopLogger, runOperator } from '@kubeloop/operator';
+import type { HandlerContext, Informer, ReconcileRequest, ReconcileResult, Reconciler } from '@kubeloop/operator';
 import { CallRecorder } from './handler-call.js';
 import { versionOf } from './object-version.js';
 import type { CallKind, CallOutcome } from './handler-call.js';
@@ -32,6 +33,18 @@ export interface ShardedOperatorOptions {
   workMs: number;
   /** A fixed shard: replica `index` of `count` equal ranges of the uid hash space. Default: every object. */
   staticShard?: { index: number; count: number } | undefined;
+  /** Join the ring of this name with these timings (ShardRing's options). Default: no ring. */
+  sharding?: ShardedOperatorRing | undefined;
+}
+
+/** The ring a replica joins (its Leases live in the objects' namespace). */
+export interface ShardedOperatorRing {
+  name: string;
+  slots: number;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  handOverTimeoutMs: number;
 }
 
 /** Records every call; the wrapped opinionated reconciler adds and removes the finalizer. */
@@ -85,13 +98,20 @@ const options = JSON.parse(process.argv[2] ?? '{}') as ShardedOperatorOptions;
 const kubeConfig = loadKubeConfig();
 const client = createClient(ConfigMapKind, kubeConfig);
 const opinionated = newOpinionatedReconciler<ConfigMap>(client, SHARD_TEST_FINALIZER);
-opinionated.wrap(new RecordingReconciler(new CallRecorder(options.record, options.identity), options.workMs));
+const recording = new RecordingReconciler(new CallRecorder(options.record, options.identity), options.workMs);
+opinionated.wrap(recording);
+// The opinionated reconciler has no `release` of its own: the recording one is told beside it.
+const reconciler: Reconciler<ConfigMap> = { reconcile: (ctx, request) => opinionated.reconcile(ctx, request), release: (ctx, object) => recording.release(ctx, object) };
 
-const shard = options.staticShard === undefined ? undefined : [equalShardRange(options.staticShard.index, options.staticShard.count)];
+const { staticShard, sharding } = options;
+const informer: Informer<ConfigMap> =
+  sharding !== undefined
+    ? new ShardedInformer<ConfigMap>(ConfigMapKind, client, options.namespace, { logger: noopLogger })
+    : new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, client, options.namespace, { logger: noopLogger, ...(staticShard === undefined ? {} : { shard: [equalShardRange(staticShard.index, staticShard.count)] }) });
 // Short retries: a failed finalizer patch (a conflict with the writer) is retried within the handling bound.
 const controller = new InformerController({ logger: noopLogger, retryPolicy: exponentialBackoffRetryPolicy(100, 8, { maxDelay: 1000 }) });
-controller.addInformer(new KubernetesBasedInformer<ConfigMap>(ConfigMapKind, client, options.namespace, { logger: noopLogger, ...(shard === undefined ? {} : { shard }) }), 'configmaps');
-controller.addReconciler(opinionated, 'configmaps');
+controller.addInformer(informer, 'configmaps');
+controller.addReconciler(reconciler, 'configmaps');
 const operator = new Operator();
 operator.addController(controller);
 
@@ -100,7 +120,15 @@ const announceSync = setInterval(() => {
   console.log('synced');
   clearInterval(announceSync);
 }, 20);
-const { exitCode, error } = await runOperator({ operator, shutdownDeadlineMs: 20_000, logger: noopLogger });
+const { exitCode, error } = await runOperator({
+  operator,
+  shutdownDeadlineMs: 20_000,
+  // The ring's hand-over lines go to stdout, where the fleet keeps them.
+  logger: sharding === undefined ? noopLogger : consoleLogger,
+  ...(sharding === undefined
+    ? {}
+    : { sharding: { name: sharding.name, namespace: options.namespace, identity: options.identity, client: createClient(LeaseKind, kubeConfig), slots: sharding.slots, leaseDurationMs: sharding.leaseDurationMs, renewDeadlineMs: sharding.renewDeadlineMs, retryPeriodMs: sharding.retryPeriodMs, handOverTimeoutMs: sharding.handOverTimeoutMs } }),
+});
 clearInterval(announceSync);
 if (error !== undefined) console.error(`runOperator failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`);
 process.exitCode = exitCode;

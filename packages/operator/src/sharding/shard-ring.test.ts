@@ -4,6 +4,7 @@ import { ApiError, Client, HttpTransport, LeaseKind } from '@kubeloop/resource';
 import type { Identifier } from '@kubeloop/resource';
 import { startApiServer } from '@kubeloop/apiserver';
 import { VirtualClock } from '../clock.js';
+import type { Clock, Timer } from '../clock.js';
 import type { LeaderLease } from '../runtime/leader-elector.js';
 import { assignSlots } from './slot-assignment.js';
 import { ShardRing, shardRingLabel, shardSlotsAnnotation } from './shard-ring.js';
@@ -92,6 +93,48 @@ class Timeline {
   }
 }
 
+/**
+ * A replica's view of a shared virtual clock that can be frozen as SIGSTOP freezes a process: while
+ * frozen its timers do not fire (they are held), and on thaw they fire late, reading the late time.
+ */
+class FreezableClock implements Clock {
+  #frozen = false;
+  readonly #held: (() => void)[] = [];
+
+  constructor(private readonly inner: VirtualClock) {}
+
+  now(): number {
+    return this.inner.now();
+  }
+
+  setTimer(delayMs: number, fn: () => void): Timer {
+    return this.inner.setTimer(delayMs, () => (this.#frozen ? this.#held.push(fn) : fn()));
+  }
+
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        timer.cancel();
+        reject(signal?.reason as Error);
+      };
+      const timer = this.setTimer(delayMs, () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  freeze(): void {
+    this.#frozen = true;
+  }
+
+  thaw(): void {
+    this.#frozen = false;
+    for (const fn of this.#held.splice(0)) fn();
+  }
+}
+
 const probe = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', uid: 'u' } };
 const slotsOwnedBy = (table: readonly string[], identity: string): number[] => table.flatMap((owner, slot) => (owner === identity ? [slot] : []));
 
@@ -114,9 +157,9 @@ function fleet(options: { slots?: number } = {}) {
     store,
     timeline,
     replicas,
-    start(identity: string): Replica {
+    start(identity: string, ownClock: Clock = clock): Replica {
       const replica: Replica = { failing: false } as Replica;
-      const ring = new ShardRing({ name: 'web', namespace: 'ops', identity, client: store.clientFor(() => replica.failing), slots: options.slots ?? 12, clock, logger: quiet, ...timings });
+      const ring = new ShardRing({ name: 'web', namespace: 'ops', identity, client: store.clientFor(() => replica.failing), slots: options.slots ?? 12, clock: ownClock, logger: quiet, ...timings });
       ring.setParticipant(timeline.participant(identity));
       const stop = new AbortController();
       Object.assign(replica, { ring, stop, done: ring.run(stop.signal) });
@@ -196,6 +239,41 @@ describe('ShardRing', () => {
     assert.deepEqual(f.timeline.violations, []);
     for (const r of f.replicas.values()) r.stop.abort();
     await f.advance(500);
+  });
+
+  test('a member frozen past its lease (SIGSTOP) whose slots were taken over stops them when it wakes, before its renewal makes it fresh again', async () => {
+    const f = fleet();
+    const frozen = new FreezableClock(f.clock);
+    const a = f.start('a', frozen);
+    f.start('b');
+    await f.advance(3_000);
+    const aSlots = f.timeline.slotsOf('a');
+    assert.ok(aSlots.length > 0);
+    const inASlot = Array.from({ length: 200 }, (_, i) => ({ ...probe, metadata: { name: `x${i}`, uid: `u${i}` } })).find((o) => aSlots.includes(a.ring.slotOfObject(o)))!;
+
+    try {
+      frozen.freeze();
+      await f.advance(6_000);
+      assert.deepEqual(slotsOwnedBy(f.store.table('web'), 'b').length, 12, 'b took every slot once a’s Lease expired');
+
+      // a wakes: its timers fire late. Its first round must stop the slots b now runs, not renew and go on with them.
+      frozen.thaw();
+      assert.equal(a.ring.admits(inASlot), false, 'a admits nothing the moment it wakes');
+      await f.advance(250);
+      const both = f.timeline.slotsOf('a').filter((slot) => f.timeline.slotsOf('b').includes(slot));
+      assert.deepEqual(both, [], 'no slot runs in a and b after a woke');
+      assert.equal(a.ring.admits(inASlot), f.timeline.slotsOf('a').includes(a.ring.slotOfObject(inASlot)));
+
+      // Then a gets its share back through the table.
+      await f.advance(4_000);
+      assert.deepEqual(f.store.table('web'), assignSlots('web', 12, ['a', 'b']));
+      assert.deepEqual(f.timeline.slotsOf('a'), aSlots);
+    } finally {
+      // Stopped on failure too: a ring left running holds the process open.
+      frozen.thaw();
+      for (const r of f.replicas.values()) r.stop.abort();
+      await f.advance(500);
+    }
   });
 
   test('replicas configured with different slot counts refuse to share a ring', async () => {

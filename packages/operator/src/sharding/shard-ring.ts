@@ -224,19 +224,21 @@ export class ShardRing {
 
   /** One round: renew, read the membership and the table, stop what is not ours, claim what is. */
   async #round(signal: AbortSignal): Promise<void> {
+    // Judged before renewing: a replica frozen past its deadline (SIGSTOP, a VM pause) may have lost its
+    // slots meanwhile, and a renewal that succeeds on waking must not make it fresh while it still runs them.
+    await this.#fenceIfStale();
     await this.#renew(signal).catch((error: unknown) => this.#logger.warn('shard ring: renewing the member Lease failed', { ring: this.name, error }));
-    if (!this.#fresh()) {
-      if (this.#running.size > 0) {
-        this.#logger.warn('shard ring: the member Lease was not renewed in time: stopping every slot', { ring: this.name, slots: this.ownedSlots().join(',') });
-        await this.#runOnly(new Set(), 'fenced');
-      }
-      return;
-    }
+    await this.#fenceIfStale();
+    if (!this.#fresh()) return;
     const live = await this.#liveMembers(signal);
     const desired = assignSlots(this.name, this.slotCount, live);
     let ring = await this.#readRing(signal);
     let table = this.#tableOf(ring);
     this.#trackUnowned(table, live);
+
+    // A slot recorded for another owner was taken over while this replica was presumed dead: stop it, there is nothing to free.
+    const lost = [...this.#running].filter((slot) => table[slot] !== this.identity);
+    if (lost.length > 0) await this.#runOnly(new Set([...this.#running].filter((slot) => !lost.includes(slot))), 'fenced');
 
     // Stop first, free after: no slot is ever run by two replicas.
     const leaving = new Set([...this.#running].filter((slot) => desired[slot] !== this.identity));
@@ -261,6 +263,13 @@ export class ShardRing {
     if (takenFromDead.length > 0) this.#handOvers.inc({ ring: this.name, reason: 'member_expired' }, takenFromDead.length);
     this.#logger.info('shard ring: taking slots', { ring: this.name, identity: this.identity, slots: claimable.join(','), fromExpired: takenFromDead.join(',') || undefined });
     await this.#runOnly(new Set([...this.#running, ...claimable]), undefined);
+  }
+
+  /** Stops every slot, without asking anyone, when the own Lease was not renewed within the renew deadline. */
+  async #fenceIfStale(): Promise<void> {
+    if (this.#fresh() || this.#running.size === 0) return;
+    this.#logger.warn('shard ring: the member Lease was not renewed in time: stopping every slot', { ring: this.name, slots: this.ownedSlots().join(',') });
+    await this.#runOnly(new Set(), 'fenced');
   }
 
   /** Hands the participant its new set of slots; `reason` counts the slots that stop. */
