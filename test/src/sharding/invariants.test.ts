@@ -46,14 +46,14 @@ function cleanHistory(): { calls: CallLine[]; writer: WriterHistory } {
         { uid: 'a', object: 'ns/a', version: 3, at: 390 },
         { uid: 'b', object: 'ns/b', version: 1, at: 95 },
       ],
-      deletes: [{ uid: 'b', object: 'ns/b', at: 490 }],
+      deletes: [{ uid: 'b', object: 'ns/b', at: 490, held: true }],
       final: [{ uid: 'a', object: 'ns/a', version: 3 }],
     },
   };
 }
 
-function check(calls: CallLine[], writer: WriterHistory, options: Partial<Pick<InvariantInput, 'ended' | 'handlingBoundMs' | 'now'>> = {}): ReturnType<typeof checkInvariants> {
-  return checkInvariants({ calls, writer, ended: options.ended ?? new Map<string, ReplicaEnd>(), handlingBoundMs: options.handlingBoundMs ?? 1000, now: options.now ?? 10_000 });
+function check(calls: CallLine[], writer: WriterHistory, options: Partial<Pick<InvariantInput, 'ended' | 'pauses' | 'fenceWindowMs' | 'handlingBoundMs' | 'handlingFrom' | 'now'>> = {}): ReturnType<typeof checkInvariants> {
+  return checkInvariants({ calls, writer, ended: options.ended ?? new Map<string, ReplicaEnd>(), pauses: options.pauses ?? new Map(), ...(options.fenceWindowMs === undefined ? {} : { fenceWindowMs: options.fenceWindowMs }), handlingFrom: options.handlingFrom ?? 0, handlingBoundMs: options.handlingBoundMs ?? 1000, now: options.now ?? 10_000 });
 }
 
 /** Asserts that exactly `name` failed, `times` times. */
@@ -128,7 +128,7 @@ describe('the sharded fleet invariants', () => {
     // The final delete event delivered to a new owner after the old one cleaned up: a second run of the delete path.
     const twice = check([...calls, ...call('r1', 'b', 'delete', 1, 530, 540)], writer);
     assertOnly(twice, 'cleanup');
-    assert.match(twice.violations[0]!, /ns\/b \(uid b\) was deleted once; its delete path ran 2 times/);
+    assert.match(twice.violations[0]!, /ns\/b \(uid b\) was deleted once \(held by the finalizer\); its delete path ran 2 times/);
     const withoutCleanup = calls.filter((l) => !(l.uid === 'b' && l.kind === 'cleanup'));
     const never = check(withoutCleanup, writer, { handlingBoundMs: 100_000 });
     assert.equal(never.counts.cleanup, 1, never.violations.join('\n'));
@@ -144,6 +144,44 @@ describe('the sharded fleet invariants', () => {
     assert.deepEqual(check([...calls, ...call('r1', 'b', 'cleanup', 1, 495, 499, 'error', false)], writer).violations, []);
   });
 
+  test('overlap and cleanup: a call in flight when its replica was frozen (SIGSTOP) is counted apart, not as a violation; one started after the freeze is not excused', () => {
+    const { calls, writer } = cleanHistory();
+    // r1 froze at 205 during its update of a (200..220 became 200..3000), while r3 took a over.
+    const frozenCall = calls.map((l) => (l.uid === 'a' && l.replica === 'r1' && l.kind === 'update' && l.phase === 'end' ? { ...l, end: 3000 } : l));
+    const overlapping = [...frozenCall, ...call('r3', 'a', 'update', 3, 2500, 2520)];
+    const pauses = new Map([['r1', [{ from: 205, to: 2900 }]]]);
+    const report = check(overlapping, writer, { pauses, handlingBoundMs: 100_000 });
+    assert.deepEqual(report.violations, []);
+    // r1's frozen update overlaps r2's add and update and r3's update; it ended last, with version 2, but the last state is judged without it.
+    assert.equal(report.frozenInFlight, 3);
+    // Without the pause on record, the same overlaps are violations.
+    assert.equal(check(overlapping, writer, { handlingBoundMs: 100_000 }).counts.overlap, 3);
+    // A call r1 started after it was frozen (it should not have been dispatched) is not excused.
+    assertOnly(check([...calls, ...call('r1', 'a', 'update', 3, 2950, 2990), ...call('r3', 'a', 'update', 3, 2960, 2980)], writer, { pauses }), 'overlap');
+    // r1's fence on waking releases `a`, which r3 handles meanwhile: counted apart; a release long after waking is not.
+    const released = [...calls, ...call('r3', 'a', 'update', 3, 3000, 3020), ...call('r1', 'a', 'release', 2, 3005, 3006)];
+    assert.deepEqual(check(released, writer, { pauses }).violations, []);
+    assertOnly(check(released, writer, { pauses, fenceWindowMs: 50 }), 'overlap');
+    assertOnly(check(released, writer), 'overlap');
+    // A cleanup in flight at the freeze, finished beside its successor's: counted apart.
+    const twice = [...calls, ...call('r1', 'b', 'cleanup', 1, 495, 3000)];
+    const cleanups = check(twice, writer, { pauses: new Map([['r1', [{ from: 498, to: 2900 }]]]) });
+    assert.equal(cleanups.counts.cleanup, 0, cleanups.violations.join('\n'));
+    assert.ok(cleanups.frozenInFlight >= 1);
+    assert.equal(check(twice, writer).counts.cleanup, 1);
+  });
+
+  test('cleanup: a delete no finalizer held (the object was deleted before any replica handled it) owes no cleanup, but never two', () => {
+    const { calls, writer } = cleanHistory();
+    const quick = { ...writer, changes: [...writer.changes, { uid: 'q', object: 'ns/q', version: 1, at: 600 }], deletes: [...writer.deletes, { uid: 'q', object: 'ns/q', at: 610, held: false }] };
+    assert.deepEqual(check(calls, quick).violations, []);
+    assert.deepEqual(check([...calls, ...call('r1', 'q', 'delete', 1, 620, 640)], quick).violations, []);
+    assertOnly(check([...calls, ...call('r1', 'q', 'delete', 1, 620, 640), ...call('r2', 'q', 'delete', 1, 650, 660)], quick), 'cleanup');
+    // Held by the finalizer, the same history owes its cleanup.
+    const held = { ...quick, deletes: [...writer.deletes, { uid: 'q', object: 'ns/q', at: 610, held: true }] };
+    assert.equal(check(calls, held).counts.cleanup, 1);
+  });
+
   test('handling-time: a change handled later than the bound, or never, fails; a superseded change counts as handled by the later version', () => {
     const { calls, writer } = cleanHistory();
     // The owner of `a` died after v2; v3 was handled 3 s after it was written.
@@ -152,6 +190,9 @@ describe('the sharded fleet invariants', () => {
     assertOnly(report, 'handling-time');
     assert.match(report.violations[0]!, /version 3 of ns\/a \(uid a\) was handled 3000 ms after it was made \(bound 1000 ms\)/);
     assert.equal(report.maxHandlingMs, 3000);
+    // Made before `handlingFrom` (a burst), the same change is not held to the bound; never handled, it still fails.
+    assert.deepEqual(check(late, writer, { handlingFrom: 395 }).violations, []);
+    assert.equal(check(calls.filter((l) => !(l.uid === 'a' && l.version === 3)), writer, { handlingFrom: 395 }).counts['handling-time'], 1);
     // v2 never handled by itself, but v3 was: superseded, handled when v3 was.
     const superseded = calls.filter((l) => !(l.uid === 'a' && l.version === 2 && l.kind === 'update'));
     const ok = check(superseded, writer);

@@ -5,16 +5,25 @@
  *
  * 1. `overlap`: no two calls for one object by different replicas overlap in time. A call aborted by
  *    its signal before its write (`aborted`, `wrote: false`) is excused: a fenced replica may still
- *    be returning from it. A call cut by kill -9 runs until the kill; one of a live replica, until now.
+ *    be returning from it. So is a call that was in flight when its replica was frozen (SIGSTOP):
+ *    no runtime can stop a frozen process, and on waking its timers may finish the call before the
+ *    ring fences (the documented limit; such calls are counted apart, not hidden). So is a `release`
+ *    a replica makes within `fenceWindowMs` of waking: it fences, and tells its handlers that the
+ *    objects its successor took over meanwhile are gone; that comes after the take-over by nature.
+ *    A call cut by kill -9 runs until the kill; one of a live replica, until now.
  * 2. `unfinished`: every call of a replica stopped gracefully ended (in-flight calls finish on stop).
  * 3. `last-state`: for every object on the server at the end, the last call that handled it (by end
- *    time, among calls that wrote) saw its final version.
+ *    time, among calls that wrote and were not frozen in flight) saw its final version.
  * 4. `cleanup`: the delete path (kinds `cleanup` and `delete`, that wrote) ran exactly once per real
- *    delete, after the delete was requested, and never for an object that was not deleted (a
- *    moved object is `release`d, not cleaned up).
+ *    delete held by the finalizer (at most once for one that was not: an object deleted before any
+ *    replica handled it carries no finalizer and owes no cleanup), after the delete was requested, and
+ *    never for an object that was not deleted (a moved object is `release`d, not cleaned up). A second
+ *    run by a call in flight across its replica's freeze is counted apart, as for overlaps.
  * 5. `handling-time`: every change is handled (by a call that wrote, on that version or a later one,
  *    or by the cleanup of a deleted object) within the bound: the time without an owner after an owner
- *    dies is inside it, with the queueing of a loaded fleet.
+ *    dies is inside it, with the queueing of a loaded fleet. A change of an object deleted before any
+ *    replica handled it (no finalizer held the delete) owes nothing. Changes before `handlingFrom`
+ *    (a burst) must be handled, but are not held to the bound.
  */
 import type { CallEnd, CallLine, CallStart } from './handler-call.js';
 
@@ -35,6 +44,8 @@ export interface WriterDelete {
   object: string;
   /** Date.now() when the request was sent. */
   at: number;
+  /** The delete was held by a finalizer (the object stayed, with a deletionTimestamp): its cleanup is owed. */
+  held: boolean;
 }
 
 /** An object on the server at the end. */
@@ -60,15 +71,30 @@ export interface ReplicaEnd {
   killed: boolean;
 }
 
+/** A time a replica was frozen (SIGSTOP to SIGCONT; `to` is Infinity while frozen). */
+export interface Pause {
+  from: number;
+  to: number;
+}
+
 /** Everything the check reads. */
 export interface InvariantInput {
   /** Every line of every replica's record file. */
   calls: readonly CallLine[];
   /** Replicas that ended, by identity; the others still run. */
   ended: ReadonlyMap<string, ReplicaEnd>;
+  /** When replicas were frozen, by identity. Default: never. */
+  pauses?: ReadonlyMap<string, readonly Pause[]>;
+  /** How long after waking a replica's releases are its fence's (see invariant 1). Default: 5000. */
+  fenceWindowMs?: number;
   writer: WriterHistory;
   /** The bound of invariant 5, in milliseconds. */
   handlingBoundMs: number;
+  /**
+   * Changes and deletes made before this time are not held to the bound (a burst such as the initial
+   * population is a backlog, not a time without an owner); they must still be handled. Default: 0.
+   */
+  handlingFrom?: number;
   /** When the check runs (an unfinished call of a live replica runs until then). */
   now: number;
 }
@@ -86,6 +112,11 @@ export interface InvariantReport {
   calls: number;
   /** Overlapping pairs excused because one of them was aborted before its write. */
   excusedOverlaps: number;
+  /**
+   * Overlapping pairs, and second runs of a delete path, excused because one call was in flight
+   * across its replica's freeze, or was its fence's release (see the file comment).
+   */
+  frozenInFlight: number;
   /** The slowest handling of a change or delete (invariant 5), in milliseconds. */
   maxHandlingMs: number;
   /** The 99th percentile of the handling times, in milliseconds. */
@@ -109,6 +140,7 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
     counts: { overlap: 0, unfinished: 0, 'last-state': 0, cleanup: 0, 'handling-time': 0 },
     calls: 0,
     excusedOverlaps: 0,
+    frozenInFlight: 0,
     maxHandlingMs: 0,
     p99HandlingMs: 0,
   };
@@ -117,11 +149,22 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
   };
   const intervals = intervalsByUid(input, violate);
   report.calls = [...intervals.values()].reduce((n, list) => n + list.length, 0);
-  for (const list of intervals.values()) report.excusedOverlaps += checkOverlaps(list, violate);
+  const pauses = input.pauses ?? new Map<string, readonly Pause[]>();
+  const frozen = frozenInFlight(pauses);
+  const fenceWindowMs = input.fenceWindowMs ?? 5000;
+  const afterFreeze = (interval: Interval): boolean =>
+    frozen(interval.start.replica, interval.start.start, interval.to) ||
+    (interval.start.kind === 'release' && (pauses.get(interval.start.replica) ?? []).some((p) => interval.start.start >= p.to && interval.start.start <= p.to + fenceWindowMs));
+  for (const list of intervals.values()) {
+    const excused = checkOverlaps(list, afterFreeze, violate);
+    report.excusedOverlaps += excused.aborted;
+    report.frozenInFlight += excused.frozen;
+  }
   const wrote = (uid: string, kinds: readonly string[]): CallEnd[] =>
     (intervals.get(uid) ?? []).flatMap((i) => (i.end !== undefined && i.end.wrote && kinds.includes(i.end.kind) ? [i.end] : []));
-  checkLastState(input.writer, (uid) => wrote(uid, HANDLING_KINDS), violate);
-  checkCleanups(input.writer, (uid) => wrote(uid, DELETE_PATH_KINDS), intervals.keys(), violate);
+  // The last state is judged on calls the runtime controlled: one frozen in flight may end late with what it saw before the freeze.
+  checkLastState(input.writer, (uid) => wrote(uid, HANDLING_KINDS).filter((c) => !frozen(c.replica, c.start, c.end)), violate);
+  report.frozenInFlight += checkCleanups(input.writer, (uid) => wrote(uid, DELETE_PATH_KINDS), { uids: intervals.keys(), frozen }, violate);
   const times = handlingTimes(input, (uid, kinds) => wrote(uid, kinds), violate);
   report.maxHandlingMs = times.at(-1) ?? 0;
   report.p99HandlingMs = times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] ?? 0;
@@ -154,20 +197,29 @@ function intervalsByUid(input: InvariantInput, violate: (name: InvariantName, me
   return byUid;
 }
 
-/** Invariant 1 on the calls of one object; returns the overlapping pairs it excused. */
-function checkOverlaps(list: Interval[], violate: (name: InvariantName, message: string) => void): number {
+/** Invariant 1 on the calls of one object; returns the overlapping pairs it excused, by reason. */
+function checkOverlaps(list: Interval[], afterFreeze: (interval: Interval) => boolean, violate: (name: InvariantName, message: string) => void): { aborted: number; frozen: number } {
   list.sort((a, b) => a.start.start - b.start.start);
-  let excused = 0;
+  const excused = { aborted: 0, frozen: 0 };
   for (let i = 0; i < list.length; i++) {
     const a = list[i]!;
     for (let j = i + 1; j < list.length && list[j]!.start.start < a.to; j++) {
       const b = list[j]!;
       if (a.start.replica === b.start.replica) continue;
-      if (abortedBeforeWrite(a) || abortedBeforeWrite(b)) excused++;
+      if (abortedBeforeWrite(a) || abortedBeforeWrite(b)) excused.aborted++;
+      else if (afterFreeze(a) || afterFreeze(b)) excused.frozen++;
       else violate('overlap', `${describeInterval(a)} overlaps ${describeInterval(b)}`);
     }
   }
   return excused;
+}
+
+/** Whether a call of `replica` from `start` to `to` was in flight when its replica was frozen. */
+type InFlightAtFreeze = (replica: string, start: number, to: number) => boolean;
+
+/** A call was in flight at a freeze when it started before a pause of its replica began and had not ended by then. */
+function frozenInFlight(pauses: ReadonlyMap<string, readonly Pause[]>): InFlightAtFreeze {
+  return (replica, start, to) => (pauses.get(replica) ?? []).some((p) => start < p.from && to > p.from);
 }
 
 function abortedBeforeWrite(interval: Interval): boolean {
@@ -187,18 +239,29 @@ function checkLastState(writer: WriterHistory, handled: (uid: string) => CallEnd
   }
 }
 
-/** Invariant 4. */
-function checkCleanups(writer: WriterHistory, deletePath: (uid: string) => CallEnd[], uids: Iterable<string>, violate: (name: InvariantName, message: string) => void): void {
+/** Invariant 4; returns the second runs it excused (by a call in flight across a freeze). */
+function checkCleanups(
+  writer: WriterHistory,
+  deletePath: (uid: string) => CallEnd[],
+  calls: { uids: Iterable<string>; frozen: InFlightAtFreeze },
+  violate: (name: InvariantName, message: string) => void,
+): number {
   const deleted = new Map(writer.deletes.map((d) => [d.uid, d]));
+  let excused = 0;
   for (const d of writer.deletes) {
     const runs = deletePath(d.uid);
-    if (runs.length !== 1) violate('cleanup', `${d.object} (uid ${d.uid}) was deleted once; its delete path ran ${runs.length} times${runs.length === 0 ? '' : `: ${runs.map(describe).join('; ')}`}`);
+    // A run by a call frozen in flight is the documented limit, when another run is there beside it.
+    const frozen = runs.length > 1 ? runs.filter((run) => calls.frozen(run.replica, run.start, run.end)).length : 0;
+    excused += frozen;
+    const counted = runs.length - frozen;
+    if (d.held ? counted !== 1 : counted > 1) violate('cleanup', `${d.object} (uid ${d.uid}) was deleted once${d.held ? ' (held by the finalizer)' : ''}; its delete path ran ${runs.length} times${runs.length === 0 ? '' : `: ${runs.map(describe).join('; ')}`}`);
     for (const run of runs) if (run.start < d.at) violate('cleanup', `${describe(run)} ran before ${d.object} was deleted (at ${d.at}): a cleanup of an object that was still there`);
   }
-  for (const uid of uids) {
+  for (const uid of calls.uids) {
     if (deleted.has(uid)) continue;
     for (const run of deletePath(uid)) violate('cleanup', `${describe(run)}: the delete path ran for an object that was never deleted (moved, not deleted?)`);
   }
+  return excused;
 }
 
 /** Invariant 5; returns the handling times, sorted. */
@@ -211,16 +274,19 @@ function handlingTimes(input: InvariantInput, wrote: (uid: string, kinds: readon
       violate('handling-time', `${what} (at ${at}) was never handled`);
       return;
     }
+    if (at < (input.handlingFrom ?? 0)) return;
     const ms = handledAt - at;
     times.push(ms);
     if (ms > input.handlingBoundMs) violate('handling-time', `${what} was handled ${ms} ms after it was made (bound ${input.handlingBoundMs} ms)`);
   };
   for (const change of input.writer.changes) {
     const handledAt = minimum(wrote(change.uid, HANDLING_KINDS).flatMap((c) => (c.version >= change.version ? [c.end] : [])));
-    // A change deleted before anyone handled it is handled by the cleanup.
-    measure(`version ${change.version} of ${change.object} (uid ${change.uid})`, change.at, handledAt ?? (deleted.has(change.uid) ? cleanedAt(change.uid) : undefined));
+    const deletion = deleted.get(change.uid);
+    // Deleted before anyone handled it: nothing is owed unless a finalizer held the delete (then the cleanup handles it).
+    if (handledAt === undefined && deletion !== undefined && !deletion.held && cleanedAt(change.uid) === undefined) continue;
+    measure(`version ${change.version} of ${change.object} (uid ${change.uid})`, change.at, handledAt ?? (deletion !== undefined ? cleanedAt(change.uid) : undefined));
   }
-  for (const d of input.writer.deletes) measure(`the delete of ${d.object} (uid ${d.uid})`, d.at, cleanedAt(d.uid));
+  for (const d of input.writer.deletes) if (d.held) measure(`the delete of ${d.object} (uid ${d.uid})`, d.at, cleanedAt(d.uid));
   return times.sort((a, b) => a - b);
 }
 

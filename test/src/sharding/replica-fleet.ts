@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { NodeProcess } from '../support/node-process.js';
 import { readCallLines } from './handler-call.js';
 import type { CallLine } from './handler-call.js';
-import type { ReplicaEnd } from './invariants.js';
+import type { Pause, ReplicaEnd } from './invariants.js';
 import type { ShardedOperatorOptions } from './sharded-operator-process.js';
 
 const PROGRAM = fileURLToPath(new URL('./sharded-operator-process.js', import.meta.url));
@@ -42,6 +42,7 @@ export class ReplicaFleet {
   /** Every replica started, in order, ended ones included. */
   readonly replicas: Replica[] = [];
   private readonly endings = new Map<string, ReplicaEnd>();
+  private readonly pauses = new Map<string, Pause[]>();
   private readonly timeoutMs: number;
 
   constructor(private readonly options: ReplicaFleetOptions) {
@@ -97,12 +98,20 @@ export class ReplicaFleet {
   pause(replica: Replica): void {
     replica.process.child.kill('SIGSTOP');
     replica.state = 'paused';
+    this.pauses.set(replica.identity, [...(this.pauses.get(replica.identity) ?? []), { from: Date.now(), to: Number.POSITIVE_INFINITY }]);
   }
 
   /** SIGCONT. */
   resume(replica: Replica): void {
     replica.process.child.kill('SIGCONT');
     replica.state = 'running';
+    const last = this.pauses.get(replica.identity)?.at(-1);
+    if (last !== undefined) last.to = Date.now();
+  }
+
+  /** When each replica was frozen. */
+  paused(): ReadonlyMap<string, readonly Pause[]> {
+    return this.pauses;
   }
 
   /** Every line every replica recorded so far. */

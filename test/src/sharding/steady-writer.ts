@@ -47,6 +47,9 @@ export class SteadyWriter {
     this.random = new Prng(options.seed ?? 1);
   }
 
+  /** When {@link populate} finished (0 before). */
+  populatedAt = 0;
+
   /** Changes made so far (creates and updates), and deletes. */
   get writes(): number {
     return this.changes.length + this.deletes.length;
@@ -63,6 +66,7 @@ export class SteadyWriter {
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
+    this.populatedAt = Date.now();
   }
 
   /** Changes objects at the fixed rate until `signal` aborts (the change in progress completes). */
@@ -122,8 +126,8 @@ export class SteadyWriter {
     if (object === undefined) return;
     this.live.splice(this.live.indexOf(object), 1);
     const at = Date.now();
-    await this.options.client.delete({ namespace: this.options.namespace, name: object.name });
-    this.deletes.push({ uid: object.uid, object: this.key(object.name), at });
+    const left = await this.options.client.delete({ namespace: this.options.namespace, name: object.name });
+    this.deletes.push({ uid: object.uid, object: this.key(object.name), at, held: left?.metadata.deletionTimestamp !== undefined && (left.metadata.finalizers?.length ?? 0) > 0 });
   }
 
   private pick(): Written | undefined {
