@@ -48,6 +48,7 @@ export async function createDecoded(ctx: ObjectContext, target: CollectionTarget
   if (type.statusSubresource) delete obj.status;
   obj.apiVersion = apiVersionOf(type, type.storageVersion);
   type.prepareCreate?.(obj);
+  if (opts.stepwise) await betweenWriteSteps();
 
   const problems = validateObjectMeta(meta, type.nameRule, true);
   if (problems.length === 0) problems.push(...(type.validate?.(obj, undefined, version) ?? []));

@@ -119,6 +119,7 @@ export async function updateDecoded(ctx: ObjectContext, target: CollectionTarget
   checkPreconditions(type, old, decoded.obj, opts.requireResourceVersion ?? false);
   let next = requestedObject(type, old, decoded.obj, opts.subresource);
   next.apiVersion = old.apiVersion;
+  if (opts.stepwise) await betweenWriteSteps();
 
   const problems: FieldProblem[] = validateObjectMeta(next.metadata, type.nameRule, false);
   const finalizerProblem = newFinalizersWhileDeleting(old.metadata, next.metadata);

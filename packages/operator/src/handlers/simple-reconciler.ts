@@ -11,9 +11,17 @@ export type ReconcileFunc<T extends KubeObject = KubeObject> = (ctx: HandlerCont
  */
 export class SimpleReconciler<T extends KubeObject = KubeObject> implements Reconciler<T> {
   reconcileFunc: ReconcileFunc<T> | undefined;
+  /** The object left this replica's shard (not a deletion: see `Reconciler.release`). Default: none. */
+  releaseFunc: ((ctx: HandlerContext, object: T) => Promise<void>) | undefined;
 
-  constructor(options: { reconcileFunc?: ReconcileFunc<T> | undefined } = {}) {
+  constructor(options: { reconcileFunc?: ReconcileFunc<T> | undefined; releaseFunc?: ((ctx: HandlerContext, object: T) => Promise<void>) | undefined } = {}) {
     this.reconcileFunc = options.reconcileFunc;
+    this.releaseFunc = options.releaseFunc;
+  }
+
+  /** Calls `releaseFunc`, if set. */
+  async release(ctx: HandlerContext, object: T): Promise<void> {
+    if (this.releaseFunc) await this.releaseFunc(ctx, object);
   }
 
   /** Calls `reconcileFunc` if set; otherwise returns an empty result. */

@@ -6,6 +6,8 @@ export interface SimpleWatcherFuncs<T extends KubeObject = KubeObject> {
   addFunc?: ((ctx: HandlerContext, object: T) => Promise<void>) | undefined;
   updateFunc?: ((ctx: HandlerContext, oldObject: T, newObject: T) => Promise<void>) | undefined;
   deleteFunc?: ((ctx: HandlerContext, object: T) => Promise<void>) | undefined;
+  /** The object left this replica's shard (not a delete: see `ResourceWatcher.release`). Default: none. */
+  releaseFunc?: ((ctx: HandlerContext, object: T) => Promise<void>) | undefined;
 }
 
 /**
@@ -16,11 +18,13 @@ export class SimpleWatcher<T extends KubeObject = KubeObject> implements Resourc
   addFunc: SimpleWatcherFuncs<T>['addFunc'];
   updateFunc: SimpleWatcherFuncs<T>['updateFunc'];
   deleteFunc: SimpleWatcherFuncs<T>['deleteFunc'];
+  releaseFunc: SimpleWatcherFuncs<T>['releaseFunc'];
 
   constructor(funcs: SimpleWatcherFuncs<T> = {}) {
     this.addFunc = funcs.addFunc;
     this.updateFunc = funcs.updateFunc;
     this.deleteFunc = funcs.deleteFunc;
+    this.releaseFunc = funcs.releaseFunc;
   }
 
   /** Calls `addFunc`, if set. */
@@ -36,5 +40,10 @@ export class SimpleWatcher<T extends KubeObject = KubeObject> implements Resourc
   /** Calls `deleteFunc`, if set. */
   async delete(ctx: HandlerContext, object: T): Promise<void> {
     if (this.deleteFunc) await this.deleteFunc(ctx, object);
+  }
+
+  /** Calls `releaseFunc`, if set. */
+  async release(ctx: HandlerContext, object: T): Promise<void> {
+    if (this.releaseFunc) await this.releaseFunc(ctx, object);
   }
 }

@@ -15,6 +15,8 @@ export interface TypedReconcilerOptions<T extends KubeObject> {
   kind?: Schema | undefined;
   /** Called with the typed request. Default: none (every request succeeds with an empty result). */
   reconcileFunc?: ((ctx: HandlerContext, request: TypedReconcileRequest<T>) => Promise<ReconcileResult>) | undefined;
+  /** Called when an object of the type left this replica's shard (not a deletion: see `Reconciler.release`). Default: none. */
+  releaseFunc?: ((ctx: HandlerContext, object: T) => Promise<void>) | undefined;
 }
 
 /**
@@ -24,6 +26,8 @@ export interface TypedReconcilerOptions<T extends KubeObject> {
  */
 export class TypedReconciler<T extends KubeObject> implements Reconciler {
   reconcileFunc: TypedReconcilerOptions<T>['reconcileFunc'];
+  /** The object left this replica's shard (not a deletion: see `Reconciler.release`). Default: none. */
+  releaseFunc: TypedReconcilerOptions<T>['releaseFunc'];
   private readonly is: (object: KubeObject) => object is T;
 
   constructor(options: TypedReconcilerOptions<T>) {
@@ -32,6 +36,7 @@ export class TypedReconciler<T extends KubeObject> implements Reconciler {
     else if (kind) this.is = (object): object is T => object.kind === kind.kind && object.apiVersion === kind.apiVersion;
     else throw new InvalidArgumentError('TypedReconciler needs a type guard (is) or a kind');
     this.reconcileFunc = options.reconcileFunc;
+    this.releaseFunc = options.releaseFunc;
   }
 
   async reconcile(ctx: HandlerContext, request: ReconcileRequest): Promise<ReconcileResult> {
@@ -43,5 +48,10 @@ export class TypedReconciler<T extends KubeObject> implements Reconciler {
       throw new CannotCastError({ group, kind: String(object.kind), namespace: object.metadata.namespace ?? '', name: object.metadata.name });
     }
     return this.reconcileFunc(ctx, { action: request.action, object, state: request.state });
+  }
+
+  /** Calls `releaseFunc` for an object of the type (others are not ours to release). */
+  async release(ctx: HandlerContext, object: KubeObject): Promise<void> {
+    if (this.releaseFunc !== undefined && object && this.is(object)) await this.releaseFunc(ctx, object);
   }
 }
