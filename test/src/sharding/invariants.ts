@@ -121,6 +121,8 @@ export interface InvariantReport {
   maxHandlingMs: number;
   /** The 99th percentile of the handling times, in milliseconds. */
   p99HandlingMs: number;
+  /** The slowest handling described (what, when made, how long), '' without any. */
+  slowest: string;
 }
 
 /** Violations described per invariant (the first ones say it all). */
@@ -143,6 +145,7 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
     frozenInFlight: 0,
     maxHandlingMs: 0,
     p99HandlingMs: 0,
+    slowest: '',
   };
   const violate = (name: InvariantName, message: string): void => {
     if (report.counts[name]++ < MAX_REPORTED) report.violations.push(`${name}: ${message}`);
@@ -165,7 +168,8 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
   // The last state is judged on calls the runtime controlled: one frozen in flight may end late with what it saw before the freeze.
   checkLastState(input.writer, (uid) => wrote(uid, HANDLING_KINDS).filter((c) => !frozen(c.replica, c.start, c.end)), violate);
   report.frozenInFlight += checkCleanups(input.writer, (uid) => wrote(uid, DELETE_PATH_KINDS), { uids: intervals.keys(), frozen }, violate);
-  const times = handlingTimes(input, (uid, kinds) => wrote(uid, kinds), violate);
+  const { times, slowest } = handlingTimes(input, (uid, kinds) => wrote(uid, kinds), violate);
+  report.slowest = slowest;
   report.maxHandlingMs = times.at(-1) ?? 0;
   report.p99HandlingMs = times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] ?? 0;
   return report;
@@ -264,11 +268,12 @@ function checkCleanups(
   return excused;
 }
 
-/** Invariant 5; returns the handling times, sorted. */
-function handlingTimes(input: InvariantInput, wrote: (uid: string, kinds: readonly string[]) => CallEnd[], violate: (name: InvariantName, message: string) => void): number[] {
+/** Invariant 5; returns the handling times, sorted, and the slowest described. */
+function handlingTimes(input: InvariantInput, wrote: (uid: string, kinds: readonly string[]) => CallEnd[], violate: (name: InvariantName, message: string) => void): { times: number[]; slowest: string } {
   const deleted = new Map(input.writer.deletes.map((d) => [d.uid, d]));
   const cleanedAt = (uid: string): number | undefined => minimum(wrote(uid, DELETE_PATH_KINDS).map((c) => c.end));
   const times: number[] = [];
+  let slowest = { ms: -1, what: '' };
   const measure = (what: string, at: number, handledAt: number | undefined): void => {
     if (handledAt === undefined) {
       violate('handling-time', `${what} (at ${at}) was never handled`);
@@ -277,6 +282,7 @@ function handlingTimes(input: InvariantInput, wrote: (uid: string, kinds: readon
     if (at < (input.handlingFrom ?? 0)) return;
     const ms = handledAt - at;
     times.push(ms);
+    if (ms > slowest.ms) slowest = { ms, what: `${what}, made at ${at}, handled in ${ms} ms` };
     if (ms > input.handlingBoundMs) violate('handling-time', `${what} was handled ${ms} ms after it was made (bound ${input.handlingBoundMs} ms)`);
   };
   for (const change of input.writer.changes) {
@@ -287,7 +293,7 @@ function handlingTimes(input: InvariantInput, wrote: (uid: string, kinds: readon
     measure(`version ${change.version} of ${change.object} (uid ${change.uid})`, change.at, handledAt ?? (deletion !== undefined ? cleanedAt(change.uid) : undefined));
   }
   for (const d of input.writer.deletes) if (d.held) measure(`the delete of ${d.object} (uid ${d.uid})`, d.at, cleanedAt(d.uid));
-  return times.sort((a, b) => a - b);
+  return { times: times.sort((a, b) => a - b), slowest: slowest.what };
 }
 
 function minimum(values: readonly number[]): number | undefined {

@@ -63,12 +63,14 @@ for (const shardedListAndWatch of [true, false]) {
         const ms = await waitForOwners(leases, { namespace: NAMESPACE, ring: RING.name, slots: RING.slots, owners: owners.map((r) => r.identity), timeoutMs: HANDOVER_TIMEOUT_MS }).catch((error: unknown) => {
           throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}\n${fleet.live().map((r) => r.process.transcript()).join('\n')}`);
         });
-        steps.push(`${what}: slot table settled in ${ms} ms`);
+        steps.push(`${what} at ${Date.now() - ms}: slot table settled in ${ms} ms`);
       };
 
       await fleet.scaleTo(1);
       await balanced('1 replica', fleet.live());
       await writer.populate();
+      // The population is a burst; the steady writes start once it is handled.
+      await quiesce(fleet, writer, HANDLING_BOUND_MS, 30_000);
       const stopWriting = new AbortController();
       const writing = writer.run(stopWriting.signal);
       try {

@@ -99,9 +99,8 @@ const kubeConfig = loadKubeConfig();
 const client = createClient(ConfigMapKind, kubeConfig);
 const opinionated = newOpinionatedReconciler<ConfigMap>(client, SHARD_TEST_FINALIZER);
 const recording = new RecordingReconciler(new CallRecorder(options.record, options.identity), options.workMs);
+// Its `release` passes to the recording reconciler's.
 opinionated.wrap(recording);
-// The opinionated reconciler has no `release` of its own: the recording one is told beside it.
-const reconciler: Reconciler<ConfigMap> = { reconcile: (ctx, request) => opinionated.reconcile(ctx, request), release: (ctx, object) => recording.release(ctx, object) };
 
 const { staticShard, sharding } = options;
 const informer: Informer<ConfigMap> =
@@ -111,7 +110,7 @@ const informer: Informer<ConfigMap> =
 // Short retries: a failed finalizer patch (a conflict with the writer) is retried within the handling bound.
 const controller = new InformerController({ logger: noopLogger, retryPolicy: exponentialBackoffRetryPolicy(100, 8, { maxDelay: 1000 }) });
 controller.addInformer(informer, 'configmaps');
-controller.addReconciler(reconciler, 'configmaps');
+controller.addReconciler(opinionated, 'configmaps');
 const operator = new Operator();
 operator.addController(controller);
 
