@@ -91,6 +91,12 @@ export class BenchChild {
     clearTimeout(kill);
   }
 
+  /** kill -9: the child ends at once (a replica dying, for the re-balance measure). Resolves when it is gone. */
+  async kill(): Promise<void> {
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
   /** Resolves with the exit code once the child has exited. */
   async exit(): Promise<number | null> {
     return this.exited;

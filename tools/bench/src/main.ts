@@ -20,6 +20,7 @@ import { runLatency } from './scenarios/latency.js';
 import { runRetryScheduler } from './scenarios/retry-scheduler.js';
 import { runRuntimeOverhead } from './scenarios/runtime-overhead.js';
 import { runScale } from './scenarios/scale.js';
+import { runSharding } from './scenarios/sharding.js';
 import { runDevLoopBench } from './scenarios/dev-loop.js';
 import { runWatchIngest } from './scenarios/watch-ingest.js';
 import { nowSeconds } from './measure.js';
@@ -65,6 +66,8 @@ async function runScenario(id: ScenarioId, options: BenchOptions): Promise<Scena
       return runDevLoopBench({ starts: s.devStarts, edits: s.devEdits, log });
     case 'scale':
       return runScale({ objects: s.scaleObjects, rate: s.scaleRate, seconds: s.scaleSeconds, runs: s.scaleRuns, seed: options.seed, log, execArgv });
+    case 'sharding':
+      return runSharding({ objects: s.shardingObjects, writes: s.shardingWrites, replicas: s.shardingReplicas, workMs: s.shardingWorkMs, log });
   }
 }
 

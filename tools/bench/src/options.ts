@@ -2,7 +2,7 @@
 import type { ScenarioId } from './report/scenario-report.js';
 
 /** Every scenario, in report order. */
-export const ALL_SCENARIOS: readonly ScenarioId[] = ['watch-ingest', 'cache-memory', 'retry-scheduler', 'latency', 'apiserver', 'runtime-overhead', 'scale', 'dev-loop'];
+export const ALL_SCENARIOS: readonly ScenarioId[] = ['watch-ingest', 'cache-memory', 'retry-scheduler', 'latency', 'apiserver', 'runtime-overhead', 'scale', 'dev-loop', 'sharding'];
 
 /** Sizes of one benchmark run. */
 export interface BenchSizes {
@@ -33,6 +33,11 @@ export interface BenchSizes {
   /** Scenario 8: fresh `kubeloop dev` processes, and saved edits in each. */
   devStarts: number;
   devEdits: number;
+  /** Scenario 9: objects, updates of the event burst, replica counts, and how long each reconcile waits (ms). */
+  shardingObjects: number;
+  shardingWrites: number;
+  shardingReplicas: number[];
+  shardingWorkMs: number;
   /** Measured runs per consumer of the other scenarios (median reported) and discarded warm-up rounds. */
   runs: number;
   warmups: number;
@@ -59,6 +64,10 @@ export const FULL_SIZES: BenchSizes = {
   scaleRuns: 3,
   devStarts: 3,
   devEdits: 5,
+  shardingObjects: 2_000,
+  shardingWrites: 10_000,
+  shardingReplicas: [1, 2, 4],
+  shardingWorkMs: 20,
   runs: 3,
   warmups: 1,
 };
@@ -84,6 +93,10 @@ export const QUICK_SIZES: BenchSizes = {
   scaleRuns: 1,
   devStarts: 1,
   devEdits: 2,
+  shardingObjects: 300,
+  shardingWrites: 1_000,
+  shardingReplicas: [1, 2],
+  shardingWorkMs: 20,
   runs: 1,
   warmups: 0,
 };
@@ -102,7 +115,7 @@ export interface BenchOptions {
   consumers: string[] | undefined;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=watch-ingest,cache-memory,retry-scheduler,latency,apiserver,runtime-overhead,scale,dev-loop]
+const USAGE = `usage: npm run bench -- [--quick] [--only=watch-ingest,cache-memory,retry-scheduler,latency,apiserver,runtime-overhead,scale,dev-loop,sharding]
                       [--runs=N] [--events=N] [--no-write] [--cpu-prof] [--seed=N] [--consumers=raw,kubeloop,...]`;
 
 /** Parses `argv` (without node and script). Throws a usage error for anything it does not know. */

@@ -3,7 +3,7 @@ import type { LoadFigures } from '../machine.js';
 import type { BarChartSpec } from './svg-bar-chart.js';
 
 /** Identifiers of the scenarios, in report order. */
-export type ScenarioId = 'watch-ingest' | 'cache-memory' | 'retry-scheduler' | 'latency' | 'apiserver' | 'runtime-overhead' | 'scale' | 'dev-loop';
+export type ScenarioId = 'watch-ingest' | 'cache-memory' | 'retry-scheduler' | 'latency' | 'apiserver' | 'runtime-overhead' | 'scale' | 'dev-loop' | 'sharding';
 
 /** A further table of a scenario, printed under its main table. */
 export interface ScenarioTable {

@@ -12,6 +12,8 @@ import { cpuSeconds, nowSeconds } from '../measure.js';
 /** Input of the API server child. */
 export interface ApiServerChildInput {
   mode: 'serve' | 'startup';
+  /** KEP-5866 sharded list and watch (the server's option of that name). Default: the server's default (on). */
+  shardedListAndWatch?: boolean | undefined;
 }
 
 /** Start-up timings, milliseconds. */
@@ -41,7 +43,7 @@ runChildMain<ApiServerChildInput>(async (input) => {
   const t0 = nowSeconds();
   const { startApiServer } = await import('@kubeloop/apiserver');
   const t1 = nowSeconds();
-  const server = await startApiServer({ port: 0, host: '127.0.0.1' });
+  const server = await startApiServer({ port: 0, host: '127.0.0.1', ...(input.shardedListAndWatch === undefined ? {} : { shardedListAndWatch: input.shardedListAndWatch }) });
   const t2 = nowSeconds();
   await firstRequest(server.url);
   const t3 = nowSeconds();
