@@ -188,7 +188,7 @@ export async function runSharding(options: ShardingBenchOptions): Promise<Scenar
       r.rebalanceMs === undefined ? '' : formatMillis(r.rebalanceMs),
     ]),
     notes: [
-      'Without sharding every replica decodes every event and reconciles every object (in a real deployment only the leader works): no gain from replicas. With server-side filtering each replica decodes about 1/N of the events; with client-side filtering each still decodes all of them and drops the others\u2019 shards. The re-balance time is bounded by the lease duration: the others take a dead replica\u2019s slots once its member Lease has expired.',
+      'Without sharding every replica decodes every event and reconciles every object (in a real deployment only the leader works): no gain from replicas. With server-side filtering each replica decodes about 1/N of the events. With client-side filtering a replica decodes every event once per slot it owns, because `ShardedInformer` runs one watch per slot (16 slots: 16x at 1 replica, 16/N x at N): a watch on the union of its slots would decode each event once. The re-balance time is bounded by the lease duration: the others take a dead replica\u2019s slots once its member Lease has expired.',
       'All processes share the machine\u2019s cores: on 2 cores, 4 replicas plus the server and the writer compete for CPU, so the reconcile throughput of an I/O-bound handler scales better than the CPU-bound part.',
     ],
     chart: {
