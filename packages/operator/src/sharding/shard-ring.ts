@@ -277,8 +277,9 @@ export class ShardRing {
     const stopping = [...this.#running].filter((slot) => !slots.has(slot));
     if (stopping.length > 0) this.#logger.info('shard ring: stopping slots', { ring: this.name, identity: this.identity, slots: stopping.join(','), reason });
     if (reason !== undefined && stopping.length > 0) this.#handOvers.inc({ ring: this.name, reason }, stopping.length);
-    // What stops is not admitted from now on, while the participant winds it down.
-    this.#running = new Set([...this.#running].filter((slot) => slots.has(slot)));
+    // What stops is not admitted from now on, while the participant winds it down; what starts (already
+    // recorded as ours in the table) is admitted at once, as its objects arrive while the participant lists them.
+    this.#running = new Set(slots);
     this.#slotsOwned.set({ ring: this.name }, this.#running.size);
     try {
       await this.#participant?.apply(new Set(slots));
