@@ -154,6 +154,9 @@ describe('the sharded fleet invariants', () => {
     assert.deepEqual(report.violations, []);
     // r1's frozen update overlaps r2's add and update and r3's update; it ended last, with version 2, but the last state is judged without it.
     assert.equal(report.frozenInFlight, 3);
+    // A call started in the very millisecond the pause was timed (just after SIGSTOP was sent) was in flight too.
+    const sameMillisecond = [...calls, ...call('r1', 'a', 'update', 3, 2600, 2900), ...call('r3', 'a', 'update', 3, 2700, 2720)];
+    assert.deepEqual(check(sameMillisecond, writer, { pauses: new Map([['r1', [{ from: 2600, to: 2880 }]]]) }).counts.overlap, 0);
     // Without the pause on record, the same overlaps are violations.
     assert.equal(check(overlapping, writer, { handlingBoundMs: 100_000 }).counts.overlap, 3);
     // A call r1 started after it was frozen (it should not have been dispatched) is not excused.

@@ -221,9 +221,13 @@ function checkOverlaps(list: Interval[], afterFreeze: (interval: Interval) => bo
 /** Whether a call of `replica` from `start` to `to` was in flight when its replica was frozen. */
 type InFlightAtFreeze = (replica: string, start: number, to: number) => boolean;
 
-/** A call was in flight at a freeze when it started before a pause of its replica began and had not ended by then. */
+/**
+ * A call was in flight at a freeze when it started before a pause of its replica began (or in the
+ * same millisecond: the pause is timed just after the signal was sent, in whole milliseconds) and
+ * had not ended by then.
+ */
 function frozenInFlight(pauses: ReadonlyMap<string, readonly Pause[]>): InFlightAtFreeze {
-  return (replica, start, to) => (pauses.get(replica) ?? []).some((p) => start < p.from && to > p.from);
+  return (replica, start, to) => (pauses.get(replica) ?? []).some((p) => start <= p.from && to > p.from);
 }
 
 function abortedBeforeWrite(interval: Interval): boolean {
