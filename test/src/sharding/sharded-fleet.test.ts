@@ -90,6 +90,7 @@ for (const shardedListAndWatch of [true, false]) {
         fleet.pause(paused);
         await balanced('one of 2 paused (SIGSTOP)', awake);
         // Paused well past its lease: its slots were taken over above, and it must not come back handling them.
+        // Real time on purpose: the replicas are other processes on the wall clock, and the freeze must outlast their lease.
         await new Promise((resolve) => setTimeout(resolve, RING.leaseDurationMs));
         fleet.resume(paused);
         await balanced('the paused replica resumed (SIGCONT)', fleet.live());

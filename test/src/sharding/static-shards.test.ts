@@ -43,6 +43,7 @@ describe('replica processes on fixed shards, steady writes, the invariants check
   async function writeFor(writer: SteadyWriter, ms: number): Promise<void> {
     const stop = new AbortController();
     const running = writer.run(stop.signal);
+    // A scenario's length, not a wait for a condition: the writer changes objects at a fixed rate meanwhile.
     await new Promise((resolve) => setTimeout(resolve, ms));
     stop.abort();
     await running;

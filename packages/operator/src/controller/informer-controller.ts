@@ -319,7 +319,6 @@ export class InformerController {
   /** With a shard ring: the objects whose handler calls run now, and what aborts them at a hand-over. */
   private readonly inFlight = new Map<string, InFlightObject>();
   private inFlightEnded: (() => void)[] = [];
-  private shardRefusals = 0;
   private readonly metrics: ControllerMetrics;
   private readonly queueMetrics: QueueMetrics;
   private readonly cacheMetrics: InformerCacheMetrics;
@@ -629,11 +628,6 @@ export class InformerController {
     this.admits = admits;
   }
 
-  /** Handler calls refused by the shard (see {@link shardWith}) so far. */
-  shardRefusedCalls(): number {
-    return this.shardRefusals;
-  }
-
   /**
    * Resolves once no handler call about an object `match` accepts is running. Calls still running
    * after `timeoutMs` have their signal aborted with a {@link HandedOverError}, and are still waited
@@ -846,10 +840,7 @@ export class InformerController {
     if (this.admits === undefined) return this.processItem(key, item);
     // Sharded: an object of a slot this replica does not run (any more) gets no call; its queued
     // work and retries end here. The call's signal aborts when a hand-over waits too long for it.
-    if (!this.admits(item.object)) {
-      this.shardRefusals++;
-      return undefined;
-    }
+    if (!this.admits(item.object)) return undefined;
     let entry = this.inFlight.get(key);
     if (entry === undefined) this.inFlight.set(key, (entry = { object: item.object, calls: 0, abort: new AbortController() }));
     entry.calls++;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ApiError, Client, HttpTransport, LeaseKind } from '@kubeloop/resource';
 import type { Identifier } from '@kubeloop/resource';
 import { startApiServer } from '@kubeloop/apiserver';
+import { waitFor } from '@kubeloop/apiserver/testing';
 import { VirtualClock } from '../clock.js';
 import type { Clock, Timer } from '../clock.js';
 import type { LeaderLease } from '../runtime/leader-elector.js';
@@ -321,10 +322,7 @@ describe('ShardRing on the embedded API server', () => {
     const stop = new AbortController();
     const runs = rings.map((ring) => ring.run(stop.signal));
     const expected = assignSlots('web', 8, ['a', 'b']);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && JSON.stringify(rings.map((r) => r.ownedSlots())) !== JSON.stringify(['a', 'b'].map((id) => slotsOwnedBy(expected, id)))) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(() => JSON.stringify(rings.map((r) => r.ownedSlots())) === JSON.stringify(['a', 'b'].map((id) => slotsOwnedBy(expected, id))), { what: 'both rings own their slots' });
     assert.deepEqual(rings.map((r) => r.ownedSlots()), ['a', 'b'].map((id) => slotsOwnedBy(expected, id)));
     const members = await client.list('default', { labelSelector: `${shardRingLabel}=web` });
     assert.deepEqual(members.items.map((l) => l.metadata.name).sort(), ['web-member-a', 'web-member-b']);

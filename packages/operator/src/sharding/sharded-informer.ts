@@ -98,9 +98,10 @@ export class ShardedInformer<T extends KubeObject = KubeObject> implements Infor
     await Promise.all([...this.#slots.values()].map((slot) => slot.informer.waitForSync(signal)));
   }
 
+  /** The lowest-numbered running slot's (each slot has a stream of its own; resourceVersions are opaque, not compared). */
   lastSyncResourceVersion(): string {
-    const versions = [...this.#slots.values()].map((slot) => slot.informer.lastSyncResourceVersion()).filter((v) => v !== '');
-    return versions.sort((a, b) => (BigInt(a) < BigInt(b) ? 1 : -1))[0] ?? '';
+    const first = Math.min(...this.#slots.keys());
+    return this.#slots.get(first)?.informer.lastSyncResourceVersion() ?? '';
   }
 
   schema(): Schema {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { Client, ConfigMapKind, HttpTransport, LeaseKind } from '@kubeloop/resource';
 import type { KubeObject } from '@kubeloop/resource';
 import { startApiServer } from '@kubeloop/apiserver';
+import { waitFor } from '@kubeloop/apiserver/testing';
 import { InformerController } from '../controller/informer-controller.js';
 import { Operator } from '../controller/operator.js';
 import type { HandlerContext } from '../handlers/resource-watcher.js';
@@ -27,13 +28,6 @@ interface Call {
 
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-async function eventually(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('sharded operators', () => {
   const stops: (() => Promise<void>)[] = [];
@@ -57,6 +51,7 @@ describe('sharded operators', () => {
       const record = (replica: string, kind: Call['kind']) => async (_ctx: HandlerContext, object: KubeObject): Promise<void> => {
         const call: Call = { replica, name: object.metadata.name, kind, start: performance.now(), end: 0 };
         calls.push(call);
+        // The handler's own work (an I/O-bound call takes a while): the overlap check needs calls with a duration.
         await new Promise((resolve) => setTimeout(resolve, 5));
         call.end = performance.now();
       };
@@ -88,13 +83,13 @@ describe('sharded operators', () => {
       const table = assignSlots('cms', 8, ['a', 'b']);
       const ownerOf = (name: string): string => table[slotOfName.get(name) ?? -1] ?? '?';
       const handledBy = (replica: string): Set<string> => new Set(calls.filter((c) => c.replica === replica && c.kind === 'add').map((c) => c.name));
-      await eventually(() => names.every((n) => handledBy(ownerOf(n)).has(n)), 'every object added in its owner');
+      await waitFor(() => names.every((n) => handledBy(ownerOf(n)).has(n)), { what: 'every object added in its owner', timeoutMs: 15_000 });
       // Until the table settles a lone early replica may have run some slots first (and released them since).
       const firstReleased = calls.filter((c) => c.kind === 'release').length;
 
       // An update reaches the owner only.
       await configMaps.update({ ...(objects.items.find((o) => o.metadata.name === 'cm-3') as KubeObject), data: { v: '2' } } as never);
-      await eventually(() => calls.some((c) => c.kind === 'update' && c.name === 'cm-3'), 'the update of cm-3');
+      await waitFor(() => calls.some((c) => c.kind === 'update' && c.name === 'cm-3'), { what: 'the update of cm-3', timeoutMs: 15_000 });
       assert.deepEqual([...new Set(calls.filter((c) => c.kind === 'update').map((c) => c.replica))], [ownerOf('cm-3')]);
 
       // b leaves: a takes b's objects over; b releases them; nobody deletes anything.
@@ -103,7 +98,7 @@ describe('sharded operators', () => {
       await b?.done;
       const bOwned = names.filter((n) => ownerOf(n) === 'b');
       assert.ok(bOwned.length > 0, 'b owned some objects');
-      await eventually(() => bOwned.every((n) => calls.some((c) => c.replica === 'a' && c.kind === 'add' && c.name === n && c.start > (calls.find((r) => r.replica === 'b' && r.kind === 'release' && r.name === n)?.end ?? Infinity))), "a adds b's objects after b released them");
+      await waitFor(() => bOwned.every((n) => calls.some((c) => c.replica === 'a' && c.kind === 'add' && c.name === n && c.start > (calls.find((r) => r.replica === 'b' && r.kind === 'release' && r.name === n)?.end ?? Infinity))), { what: "a adds b's objects after b released them", timeoutMs: 15_000 });
       assert.ok(calls.filter((c) => c.kind === 'release').length - firstReleased >= bOwned.length, 'b released its objects');
       assert.deepEqual(calls.filter((c) => c.kind === 'delete'), [], 'a moved object is never a delete');
 
