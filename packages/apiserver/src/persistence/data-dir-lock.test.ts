@@ -56,8 +56,9 @@ describe('DataDirLock', () => {
 
   test('a lock held by a zombie (killed, not yet reaped by its parent) is taken over: it holds nothing', async () => {
     const dir = await tempDir();
-    // `sleep 0` exits at once; its parent, the shell become `sleep 5`, never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The child exits at once; its parent (perl, in every Debian: perl-base is essential) never waits for it.
+    // A shell parent could reap it before exec'ing into its sleep, under load (seen in CI: ENOENT on /proc/<pid>/stat).
+    const parent = spawn('perl', ['-e', '$| = 1; my $child = fork(); if ($child == 0) { exit 0 } print "$child\n"; sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
       await waitFor(async () => (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.startsWith('Z'), { message: `process ${pid} to be a zombie` });
