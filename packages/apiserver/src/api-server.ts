@@ -35,7 +35,7 @@ import { ObjectStore, counterLogKey, parseLogKey } from './storage/object-store.
 import { OpenApiDocuments } from './http/openapi.js';
 import { DataDirLock, WriteAheadLog } from './persistence/index.js';
 import type { WalRecord, WriteAheadLogOpenResult } from './persistence/index.js';
-import { YamlBodyParser } from './yaml/yaml-parser.js';
+import { RequestBodyParser } from './http/request-body-parser.js';
 import { OffLoopWorker } from './worker/off-loop-worker.js';
 import { RequestHandler, statusBody } from './http/request-handler.js';
 import { ResourceRegistry } from './types/resource-registry.js';
@@ -364,7 +364,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     injectWatchLines: (lines, resource) => hub.injectLines(lines, resource),
     workloads: kubelet && simulation?.workloadFaults,
   });
-  const yaml = new YamlBodyParser({ worker: offLoop });
+  const bodyParser = new RequestBodyParser({ worker: offLoop });
   const handler = new RequestHandler({
     registry,
     store,
@@ -374,7 +374,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     faults,
     maxBodyBytes,
     maxWatches,
-    yaml,
+    bodyParser,
     allowedHosts: new AllowedHosts([host, ...(options.allowedHosts ?? [])]),
     scheme: options.tls ? 'https' : 'http',
     serverAddress: () => address,

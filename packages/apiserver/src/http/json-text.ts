@@ -23,6 +23,24 @@ export interface JsonTextScan {
   readonly duplicateFields: readonly string[];
 }
 
+/** JSON request text parsed within these limits, or the problem to answer a 400 with (plain data, as the worker thread sends it). */
+export type JsonTextParsed =
+  | { readonly ok: true; readonly value: unknown; readonly duplicateFields: readonly string[] }
+  | { readonly ok: false; readonly problem: string };
+
+/** Parses JSON request text, refusing nesting past {@link maxNestingDepth} and finding repeated keys when asked to. Never throws. */
+export function parseJsonText(text: string, findDuplicates: boolean): JsonTextParsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, problem: (err as Error).message };
+  }
+  const scan = scanJsonText(text, findDuplicates);
+  if (scan.tooDeep) return { ok: false, problem: `exceeded max depth of ${maxNestingDepth}` };
+  return { ok: true, value, duplicateFields: scan.duplicateFields };
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 

@@ -3,10 +3,11 @@
  * decoded by content type (JSON, YAML, protobuf for built-ins; 415 for anything else).
  */
 import type { IncomingMessage } from 'node:http';
-import type { YamlBodyParser } from '../yaml/yaml-parser.js';
+import type { RequestBodyParser } from './request-body-parser.js';
 import type { YamlParsed } from '../yaml/yaml-text.js';
 import { decodeProtobufObject, protobufMediaType } from '../protobuf/protobuf-decoding.js';
-import { maxNestingDepth, nestingTooDeep, scanJsonText } from './json-text.js';
+import { maxNestingDepth, nestingTooDeep, parseJsonText } from './json-text.js';
+import type { JsonTextParsed } from './json-text.js';
 import { badRequest, entityTooLarge, unsupportedMediaType } from './status-error.js';
 import type { StatusError } from './status-error.js';
 
@@ -65,15 +66,13 @@ export interface DecodedBody {
  * 400 to answer (its wording differs between bodies and patches).
  */
 export function parseJsonRequest(text: string, findDuplicates: boolean, describe: (problem: string) => StatusError): DecodedBody {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw describe((err as Error).message);
-  }
-  const scan = scanJsonText(text, findDuplicates);
-  if (scan.tooDeep) throw describe(`exceeded max depth of ${maxNestingDepth}`);
-  return { value, duplicateFields: scan.duplicateFields };
+  return jsonRequestBody(parseJsonText(text, findDuplicates), describe);
+}
+
+/** Parsed JSON request text as a decoded body, or the 400 `describe` words. */
+export function jsonRequestBody(parsed: JsonTextParsed, describe: (problem: string) => StatusError): DecodedBody {
+  if (!parsed.ok) throw describe(parsed.problem);
+  return { value: parsed.value, duplicateFields: parsed.duplicateFields };
 }
 
 /** A parsed YAML body as a decoded body, or the 400 `describe` words (duplicate keys are a parse error in YAML). */
@@ -88,9 +87,9 @@ export function yamlRequestBody(parsed: YamlParsed, describe: (problem: string) 
 /**
  * Decodes an object body (POST/PUT) by content type: JSON, YAML, or protobuf for built-in kinds.
  * `findDuplicates` (for `fieldValidation` Strict and Warn) reports repeated keys of a JSON body;
- * `yaml` parses YAML bodies (large ones off the event loop).
+ * `bodies` parses large JSON and YAML bodies off the event loop.
  */
-export async function decodeObjectBody(body: Buffer, mediaType: string, kind: string, findDuplicates: boolean, yaml: YamlBodyParser): Promise<DecodedBody> {
+export async function decodeObjectBody(body: Buffer, mediaType: string, kind: string, findDuplicates: boolean, bodies: RequestBodyParser): Promise<DecodedBody> {
   const unrecognized = `the object provided is unrecognized (must be of type ${kind})`;
   if (mediaType === protobufMediaType) {
     const value = decodeProtobufObject(body);
@@ -100,10 +99,10 @@ export async function decodeObjectBody(body: Buffer, mediaType: string, kind: st
   const text = body.toString('utf8');
   // No Content-Type is not JSON: a web page can send a body without one and without a CORS preflight.
   if (mediaType === 'application/json' || mediaType === '*/*') {
-    return parseJsonRequest(text, findDuplicates, (problem) => badRequest(`${unrecognized}: couldn't get version/kind; json parse error: ${problem}`));
+    return jsonRequestBody(await bodies.parseJson(text, findDuplicates), (problem) => badRequest(`${unrecognized}: couldn't get version/kind; json parse error: ${problem}`));
   }
   if (mediaType === 'application/yaml' || mediaType === 'application/x-yaml' || mediaType === 'text/yaml') {
-    return yamlRequestBody(await yaml.parse(text), (problem) => badRequest(`${unrecognized}: yaml: ${problem}`));
+    return yamlRequestBody(await bodies.parseYaml(text), (problem) => badRequest(`${unrecognized}: yaml: ${problem}`));
   }
   throw unsupportedMediaType(['application/json', 'application/yaml', protobufMediaType]);
 }

@@ -24,7 +24,8 @@ import type { ObjectStore } from '../storage/object-store.js';
 import type { OpenApiDocuments } from './openapi.js';
 import { AbortedRequests, isClientAbort } from './aborted-requests.js';
 import { decodeObjectBody, mediaTypeOf, readBody } from './request-body.js';
-import type { YamlBodyParser } from '../yaml/yaml-parser.js';
+import { jsonOffLoopThresholdChars } from './request-body-parser.js';
+import type { RequestBodyParser } from './request-body-parser.js';
 import { queryBool } from './query-bool.js';
 import { deleteRequestOf, writeOptionsOf } from './request-options.js';
 import { parseRoute } from './request-route.js';
@@ -52,7 +53,7 @@ export interface RequestHandlerDeps {
   readonly faults: FaultInjector;
   readonly maxBodyBytes: number;
   /** Parses YAML bodies, large ones off the event loop. */
-  readonly yaml: YamlBodyParser;
+  readonly bodyParser: RequestBodyParser;
   /** Watches open at once; a watch request past it is 429. */
   readonly maxWatches: number;
   /** The host names requests may be addressed to (see `browser-guard.ts`). */
@@ -256,13 +257,13 @@ export class RequestHandler {
       }
       case 'create': {
         const raw = await readBody(req, this.#deps.maxBodyBytes);
-        const body = await decodeObjectBody(raw, mediaTypeOf(req), type.kind, findDuplicates, this.#deps.yaml);
+        const body = await decodeObjectBody(raw, mediaTypeOf(req), type.kind, findDuplicates, this.#deps.bodyParser);
         const result = await service.create(collection, body.value, { ...write, duplicateFields: body.duplicateFields, stepwise: raw.length >= largeBodyChars });
         return sendJsonText(res, 201, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
       case 'update': {
         const raw = await readBody(req, this.#deps.maxBodyBytes);
-        const body = await decodeObjectBody(raw, mediaTypeOf(req), type.kind, findDuplicates, this.#deps.yaml);
+        const body = await decodeObjectBody(raw, mediaTypeOf(req), type.kind, findDuplicates, this.#deps.bodyParser);
         const result = await service.update({ ...collection, name: name as string }, body.value, { ...write, duplicateFields: body.duplicateFields, subresource, stepwise: raw.length >= largeBodyChars });
         return sendJsonText(res, result.created ? 201 : 200, this.#objectJson(type, version, result.stored), warningHeaders(result.warnings));
       }
@@ -271,8 +272,10 @@ export class RequestHandler {
         const mediaType = mediaTypeOf(req);
         const result = await service.patch({ ...collection, name: name as string }, text, mediaType, {
           ...write,
-          // An apply body is YAML: parsed here, off the event loop when it is large.
-          ...(mediaType === 'application/apply-patch+yaml' && { parsedApplyBody: await this.#deps.yaml.parse(text) }),
+          // Parsed here, off the event loop when large: an apply body as YAML, any other as JSON (its repeated keys found).
+          ...(mediaType === 'application/apply-patch+yaml'
+            ? { parsedApplyBody: await this.#deps.bodyParser.parseYaml(text) }
+            : text.length >= jsonOffLoopThresholdChars && { parsedJsonBody: await this.#deps.bodyParser.parseJson(text, true) }),
           subresource,
           force: queryBool(params, 'force'),
         });
@@ -309,13 +312,13 @@ export class RequestHandler {
     const write = writeOptionsOf(req, params);
     if (subresource === 'finalize') {
       if (method !== 'PUT') throw methodNotAllowed();
-      const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, write.fieldValidation !== 'Ignore', this.#deps.yaml);
+      const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), type.kind, write.fieldValidation !== 'Ignore', this.#deps.bodyParser);
       const result = await service.update(target, body.value, { ...write, duplicateFields: body.duplicateFields, subresource: 'finalize' });
       return sendJsonText(res, 200, this.#objectJson(type, version, result.stored));
     }
     if (method === 'GET') return sendJsonText(res, 200, JSON.stringify(service.getScale(type, namespace, name)));
     if (method === 'PUT') {
-      const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale', false, this.#deps.yaml);
+      const body = await decodeObjectBody(await readBody(req, this.#deps.maxBodyBytes), mediaTypeOf(req), 'Scale', false, this.#deps.bodyParser);
       return sendJsonText(res, 200, JSON.stringify(await service.updateScale(target, () => body.value, write)));
     }
     if (method === 'PATCH') {

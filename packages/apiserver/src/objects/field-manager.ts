@@ -32,7 +32,7 @@ export async function recordUpdate(ctx: ObjectContext, target: CollectionTarget,
   if (opts.stepwise && ctx.offLoop) {
     await betweenWriteSteps();
     const update = { oldJson: old?.json, nextJson: JSON.stringify(obj), manager, apiVersion, subresource: opts.subresource, now: new Date().toISOString() };
-    entries = updateFieldsOf((await ctx.offLoop.run({ kind: 'update-fields', update })).reply);
+    entries = await updateFieldsOf((await ctx.offLoop.run({ kind: 'update-fields', update })).reply);
   } else {
     entries = managedFieldsAfterUpdate(old?.object, obj, { manager, apiVersion, subresource: opts.subresource, now: new Date(), strategy: strategyFor(obj.apiVersion, obj.kind) });
   }

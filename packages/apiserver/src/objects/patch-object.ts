@@ -9,9 +9,12 @@ import { ApplyConflictError, applyJsonPatch, applyMergePatch, applyServerSideApp
 import { patchTaskResult } from '../patch/patch-task.js';
 import type { PatchTask } from '../patch/patch-task.js';
 import { patchReplyOf } from '../worker/off-loop-task.js';
-import { parseJsonRequest } from '../http/request-body.js';
+import { jsonRequestBody } from '../http/request-body.js';
+import { parseJsonText } from '../http/json-text.js';
+import type { JsonTextParsed } from '../http/json-text.js';
 import { parseResourceVersionText } from '../storage/resource-version.js';
 import { apiVersionOf, storeKeyOf } from '../types/resource-type.js';
+import { cloneJson } from '../json-value.js';
 import { StatusError, applyConflict, badRequest, forbiddenValue, invalid, notFound, requiredValue, staleConflict, unsupportedMediaType } from '../http/status-error.js';
 import { createDecoded } from './create-object.js';
 import { keepManagedFields } from './field-manager.js';
@@ -31,6 +34,8 @@ export type PatchOptions = WriteOptions & {
   readonly force?: boolean | undefined;
   /** An apply body already parsed (off the event loop when large). Default: parsed here, from the text. */
   readonly parsedApplyBody?: YamlParsed | undefined;
+  /** Any other patch body already parsed as JSON, its repeated keys found (off the event loop when large). Default: parsed here, from the text. */
+  readonly parsedJsonBody?: JsonTextParsed | undefined;
 };
 
 /** A PATCH body, parsed as its media type says. */
@@ -41,22 +46,27 @@ interface ParsedPatch {
   readonly duplicateFields: readonly string[];
 }
 
-/** Runs a patch engine, turning its typed errors into Status errors (an apply conflict into a 409 with its causes). */
+/** A patch engine's typed error as the Status error to answer (an apply conflict: a 409 with its causes); other errors as they are. */
+function patchFailure(err: unknown): unknown {
+  if (err instanceof ApplyConflictError) return applyConflict(err);
+  if (isPatchError(err)) {
+    return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: err.reason, code: err.status });
+  }
+  return err;
+}
+
+/** Runs a patch engine, turning its typed errors into Status errors. */
 export function runPatch<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof ApplyConflictError) throw applyConflict(err);
-    if (isPatchError(err)) {
-      throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: err.reason, code: err.status });
-    }
-    throw err;
+    throw patchFailure(err);
   }
 }
 
 /** Checks the media type and options of a PATCH and parses its body (before taking the store's lock). */
 function parsePatch(target: ObjectTarget, body: string, mediaType: string, opts: PatchOptions): ParsedPatch {
-  const { type, version, namespace, name } = target;
+  const { type } = target;
   const format = patchMediaTypes[mediaType];
   if (format === undefined || (format === 'strategic' && type.custom)) throw unsupportedMediaType(acceptedPatchTypes(type));
   if (format === 'apply' && !opts.fieldManager) {
@@ -67,14 +77,12 @@ function parsePatch(target: ObjectTarget, body: string, mediaType: string, opts:
   }
   if (format === 'apply') {
     // YAML (JSON is YAML too) refuses repeated keys itself, with the real server's words.
-    const patch = parseApplyBody(body, opts.parsedApplyBody);
-    checkDeclaredFields(type, version, patch, namespace, name);
-    return { format, patch, duplicateFields: [] };
+    return { format, patch: parseApplyBody(body, opts.parsedApplyBody), duplicateFields: [] };
   }
   // Merge patches mirror the object, so their repeated keys are reported; a JSON patch is a list of operations.
   const findDuplicates = opts.fieldValidation !== 'Ignore' && (format === 'merge' || format === 'strategic');
-  const decoded = parseJsonRequest(body, findDuplicates, (problem) => badRequest(`error decoding patch: ${problem}`));
-  return { format, patch: decoded.value, duplicateFields: decoded.duplicateFields };
+  const decoded = jsonRequestBody(opts.parsedJsonBody ?? parseJsonText(body, findDuplicates), (problem) => badRequest(`error decoding patch: ${problem}`));
+  return { format, patch: decoded.value, duplicateFields: findDuplicates ? decoded.duplicateFields : [] };
 }
 
 /** What a merging engine (apply, strategic or merge patch) needs, as data for the worker thread. */
@@ -101,7 +109,11 @@ async function runEngine(ctx: ObjectContext, target: ObjectTarget, parsed: Parse
   const apiVersion = apiVersionOf(target.type, target.version);
   if (format !== 'json' && ctx.offLoop !== undefined && opts.stepwise === true) {
     const { reply } = await ctx.offLoop.run({ kind: 'patch', patch: patchTask(format, existing, apiVersion, patch, opts) });
-    return runPatch(() => patchTaskResult(patchReplyOf(reply)));
+    try {
+      return await patchTaskResult(patchReplyOf(reply));
+    } catch (err) {
+      throw patchFailure(err);
+    }
   }
   // Every patch engine works on a copy of its input: a shallow one with the requested apiVersion is enough here.
   const current = existing === undefined ? undefined : { ...existing.object, apiVersion };
@@ -143,6 +155,12 @@ export async function patchObject(ctx: ObjectContext, target: ObjectTarget, body
   const step = (): Promise<void> | undefined => (write.stepwise ? betweenWriteSteps() : undefined);
   await step();
   const parsed = parsePatch(target, body, mediaType, write);
+  if (parsed.format === 'apply') {
+    // Fields the kind does not declare are refused; they are found by decoding a copy.
+    const copy = cloneJson(parsed.patch);
+    await step();
+    checkDeclaredFields(type, target.version, copy, target.namespace, name);
+  }
   const fields = { fieldValidation: write.fieldValidation, duplicateFields: parsed.duplicateFields };
   return ctx.store.exclusive(async () => {
     await step();

@@ -10,7 +10,6 @@ import type { KubeObject } from '@kubeloop/resource';
 import { maxNestingDepth } from '../http/json-text.js';
 import { parseYamlText } from '../yaml/yaml-text.js';
 import type { YamlParsed } from '../yaml/yaml-text.js';
-import { cloneJson } from '../json-value.js';
 import type { ResourceType } from '../types/resource-type.js';
 import { badRequest } from '../http/status-error.js';
 
@@ -25,11 +24,10 @@ export function parseApplyBody(body: string, parsed: YamlParsed = parseYamlText(
   throw badRequest(`error decoding YAML: ${problem.message}`);
 }
 
-/** 400 when an apply configuration has fields `type` does not declare (checked on a copy). */
+/** 400 when an apply configuration has fields `type` does not declare. Decoding drops them from `config`: give it a copy. */
 export function checkDeclaredFields(type: ResourceType, version: string, config: unknown, namespace: string | undefined, name: string): void {
   if (!type.decode || typeof config !== 'object' || config === null || Array.isArray(config)) return;
-  const copy = cloneJson(config) as KubeObject;
-  const unknown = type.decode(copy, version).unknownFields.filter((f) => f !== 'metadata' && !f.startsWith('metadata.'));
+  const unknown = type.decode(config as KubeObject, version).unknownFields.filter((f) => f !== 'metadata' && !f.startsWith('metadata.'));
   if (unknown.length === 0) return;
   const gv = `${type.group}/${version}`;
   const target = `${type.namespaced ? (namespace ?? '') : ''}/${name}`;

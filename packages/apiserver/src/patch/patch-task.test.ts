@@ -29,45 +29,45 @@ const task = (format: PatchTask['format'], existing: Record<string, unknown> | u
 });
 
 describe('patch tasks (what the worker thread computes)', () => {
-  test('an apply and a strategic merge patch give what the engines give in-thread', () => {
+  test('an apply and a strategic merge patch give what the engines give in-thread', async () => {
     const applied = applyServerSideApply(undefined, deployment('nginx:1', 2), 'mgr', { now: new Date(now) });
-    assert.deepEqual(patchTaskResult(computePatch(task('apply', undefined, deployment('nginx:1', 2)))), applied);
+    assert.deepEqual(await patchTaskResult(computePatch(task('apply', undefined, deployment('nginx:1', 2)))), applied);
     const reapplied = applyServerSideApply(applied, deployment('nginx:2'), 'mgr', { now: new Date(now) });
-    assert.deepEqual(patchTaskResult(computePatch(task('apply', applied, deployment('nginx:2')))), reapplied);
+    assert.deepEqual(await patchTaskResult(computePatch(task('apply', applied, deployment('nginx:2')))), reapplied);
     const smp = { spec: { template: { spec: { containers: [{ name: 'b', image: 'x' }] } } } };
-    assert.deepEqual(patchTaskResult(computePatch(task('strategic', applied, smp))), applyStrategicMergePatch(applied, smp));
+    assert.deepEqual(await patchTaskResult(computePatch(task('strategic', applied, smp))), applyStrategicMergePatch(applied, smp));
   });
 
-  test('the stored object is patched at the request apiVersion', () => {
+  test('the stored object is patched at the request apiVersion', async () => {
     const stored = { ...deployment('nginx:1'), apiVersion: 'apps/v1beta2' };
-    const result = patchTaskResult(computePatch(task('merge', stored, { metadata: { labels: { a: 'b' } } })));
+    const result = await patchTaskResult(computePatch(task('merge', stored, { metadata: { labels: { a: 'b' } } })));
     assert.equal(result['apiVersion'], 'apps/v1');
   });
 
-  test('an apply conflict and a patch error come back as the typed errors the engines throw', () => {
+  test('an apply conflict and a patch error come back as the typed errors the engines throw', async () => {
     const owned = applyServerSideApply(undefined, deployment('nginx:1', 2), 'owner', { now: new Date(now) });
     const conflictReply = computePatch(task('apply', owned, deployment('nginx:1', 5), 'other'));
     assert.equal(conflictReply.ok, false);
-    assert.throws(
+    await assert.rejects(
       () => patchTaskResult(conflictReply),
       (err: unknown) => err instanceof ApplyConflictError && err.conflicts.length === 1 && err.conflicts[0]?.field === '.spec.replicas' && err.conflicts[0].manager === '"owner"',
     );
     const badReply = computePatch(task('strategic', owned, { $patch: 'delete' }));
-    assert.throws(
+    await assert.rejects(
       () => patchTaskResult(badReply),
       (err: unknown) => err instanceof PatchError && err.status === 400 && /cannot delete the whole object/.test(err.message),
     );
     // Forced, the same apply takes the field over.
-    assert.equal((patchTaskResult(computePatch(task('apply', owned, deployment('nginx:1', 5), 'other', true))).spec as { replicas: number }).replicas, 5);
+    assert.equal(((await patchTaskResult(computePatch(task('apply', owned, deployment('nginx:1', 5), 'other', true)))).spec as { replicas: number }).replicas, 5);
   });
 
-  test("an Update's managedFields are those managedFieldsAfterUpdate gives, through the task's JSON both ways", () => {
+  test("an Update's managedFields are those managedFieldsAfterUpdate gives, through the task's JSON both ways", async () => {
     const old = applyServerSideApply(undefined, deployment('nginx:1', 2), 'owner', { now: new Date(now) });
     const next = applyStrategicMergePatch(old, { spec: { replicas: 3 } });
     const expected = managedFieldsAfterUpdate(old, next, { manager: 'kubectl', apiVersion: 'apps/v1', subresource: undefined, now: new Date(now), strategy: strategyFor('apps/v1', 'Deployment') });
     const update = { oldJson: JSON.stringify(old), nextJson: JSON.stringify(next), manager: 'kubectl', apiVersion: 'apps/v1', subresource: undefined, now };
     assert.deepEqual(computeUpdateFields(update), expected);
-    assert.deepEqual(updateFieldsOf(runOffLoopTask({ kind: 'update-fields', update })), expected);
+    assert.deepEqual(await updateFieldsOf(runOffLoopTask({ kind: 'update-fields', update })), expected);
     assert.ok(expected?.some((e) => e.manager === 'kubectl'), 'the test changes something the Update owns');
   });
 });

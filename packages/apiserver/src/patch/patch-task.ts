@@ -14,6 +14,8 @@ import type { PatchErrorReason, PatchErrorStatus } from './patch-error.js';
 import { applyServerSideApply } from './server-side-apply.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 import { strategyFor } from './patch-strategies.js';
+import { cutJson, joinJsonPieces } from '../worker/json-pieces.js';
+import type { JsonPiece } from '../worker/json-pieces.js';
 
 /** One patch to compute. Objects travel as JSON text: parsing it is much faster than a structured clone of many small members. */
 export interface PatchTask {
@@ -32,9 +34,9 @@ export interface PatchTask {
   readonly now: string;
 }
 
-/** The outcome: the patched object as JSON, or the engine's typed error as data. */
+/** The outcome: the patched object in pieces (see `json-pieces.ts`), or the engine's typed error as data. */
 export type PatchTaskReply =
-  | { readonly ok: true; readonly json: string }
+  | { readonly ok: true; readonly pieces: readonly JsonPiece[] }
   | { readonly ok: false; readonly error: { readonly kind: 'patch'; readonly status: PatchErrorStatus; readonly reason: PatchErrorReason; readonly message: string } }
   | { readonly ok: false; readonly error: { readonly kind: 'conflict'; readonly conflicts: readonly ApplyConflict[] } };
 
@@ -51,7 +53,7 @@ export function computePatch(task: PatchTask): PatchTaskReply {
       const current = existing ?? {};
       patched = task.format === 'strategic' ? applyStrategicMergePatch(current, patch) : applyMergePatch(current, patch);
     }
-    return { ok: true, json: JSON.stringify(patched) };
+    return { ok: true, pieces: cutJson(patched) };
   } catch (err) {
     if (err instanceof ApplyConflictError) return { ok: false, error: { kind: 'conflict', conflicts: err.conflicts } };
     if (isPatchError(err)) return { ok: false, error: { kind: 'patch', status: err.status, reason: err.reason, message: err.message } };
@@ -59,9 +61,9 @@ export function computePatch(task: PatchTask): PatchTaskReply {
   }
 }
 
-/** The patched object of a reply, or its error thrown again as the engine threw it. */
-export function patchTaskResult(reply: PatchTaskReply): JsonObject {
-  if (reply.ok) return JSON.parse(reply.json) as JsonObject;
+/** The patched object of a reply (parsed a few pieces per turn), or its error thrown again as the engine threw it. */
+export async function patchTaskResult(reply: PatchTaskReply): Promise<JsonObject> {
+  if (reply.ok) return (await joinJsonPieces(reply.pieces)) as JsonObject;
   const { error } = reply;
   if (error.kind === 'conflict') throw new ApplyConflictError(error.conflicts);
   throw new PatchError(error.status, error.reason, error.message);

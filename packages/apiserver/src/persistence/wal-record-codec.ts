@@ -17,6 +17,8 @@ export interface WalRecord {
   key: string;
   /** The stored object (for `put`; optional for `delete`). */
   object?: unknown;
+  /** `object` as JSON when the caller has it: written as it is rather than serialized again. */
+  objectJson?: string;
 }
 
 /** Where and why decoding stopped. */
@@ -33,7 +35,14 @@ const maxLengthDigits = 10;
 
 /** Encodes one record as a framed line. */
 export function encodeRecord(record: WalRecord): Buffer {
-  const json = Buffer.from(JSON.stringify(record.object === undefined ? { rv: record.rv, op: record.op, key: record.key } : record));
+  const { rv, op, key, object, objectJson } = record;
+  const text =
+    object === undefined
+      ? JSON.stringify({ rv, op, key })
+      : objectJson === undefined
+        ? JSON.stringify({ rv, op, key, object })
+        : `{"rv":${JSON.stringify(rv)},"op":${JSON.stringify(op)},"key":${JSON.stringify(key)},"object":${objectJson}}`;
+  const json = Buffer.from(text);
   const header = Buffer.from(`${json.length} ${crc32(json).toString(16).padStart(8, '0')} `);
   const line = Buffer.allocUnsafe(header.length + json.length + 1);
   header.copy(line, 0);

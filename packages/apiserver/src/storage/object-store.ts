@@ -27,6 +27,8 @@ export interface LogRecord {
   op: 'put' | 'delete';
   key: string;
   object?: unknown;
+  /** `object` as the store keeps it, JSON: the record is written from it rather than serialized again. */
+  objectJson?: string;
 }
 
 /** What the store needs from a durable log. */
@@ -240,7 +242,7 @@ export class ObjectStore {
     const rv = this.#rv + 1;
     object.metadata.resourceVersion = String(rv);
     const stored: StoredObject = { object, json: JSON.stringify(object), rv, key };
-    if (this.#log) await this.#persist({ rv, op: 'put', key: logKey(storeKey, key), object });
+    if (this.#log) await this.#persist({ rv, op: 'put', key: logKey(storeKey, key), object, objectJson: stored.json });
     this.#rv = rv;
     const table = this.#table(storeKey);
     const previous = table.objects.get(key);
@@ -300,7 +302,7 @@ export class ObjectStore {
   #snapshot(): LogRecord[] {
     const records: LogRecord[] = [];
     for (const [storeKey, table] of this.#tables) {
-      for (const stored of table.objects.values()) records.push({ rv: stored.rv, op: 'put', key: logKey(storeKey, stored.key), object: stored.object });
+      for (const stored of table.objects.values()) records.push({ rv: stored.rv, op: 'put', key: logKey(storeKey, stored.key), object: stored.object, objectJson: stored.json });
     }
     records.sort((a, b) => a.rv - b.rv);
     records.push({ rv: this.#rv, op: 'delete', key: counterLogKey });

@@ -57,7 +57,7 @@ interface RunningWorker {
 }
 
 /** What each kind of task is, for the 500 of a task whose worker died. */
-const taskWords: Record<OffLoopTask['kind'], string> = { yaml: 'parsing the request body', patch: 'computing the patch', 'update-fields': 'computing the managedFields' };
+const taskWords: Record<OffLoopTask['kind'], string> = { yaml: 'parsing the request body', json: 'parsing the request body', patch: 'computing the patch', 'update-fields': 'computing the managedFields' };
 
 /** Runs tasks in a worker thread, or in-thread when there is none. */
 export class OffLoopWorker {

@@ -1,5 +1,5 @@
 /**
- * The worker thread behind large YAML bodies: what it parses, what happens when it dies, cannot
+ * The worker thread behind large request bodies: what it parses, what happens when it dies, cannot
  * start or is stopped, and that it never holds the process open (from dist and from sources).
  */
 import { after, describe, test } from 'node:test';
@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isStatusError } from '../http/status-error.js';
-import { YamlBodyParser, offLoopThresholdChars } from './yaml-parser.js';
-import { parseYamlText } from './yaml-text.js';
+import { RequestBodyParser, jsonOffLoopThresholdChars, offLoopThresholdChars } from './request-body-parser.js';
+import { parseJsonText } from './json-text.js';
+import { parseYamlText } from '../yaml/yaml-text.js';
 
 /** A ConfigMap in block YAML with `keys` data keys (about 12 characters each). */
 function configMapYaml(keys: number, extra = ''): string {
@@ -23,15 +24,15 @@ function configMapYaml(keys: number, extra = ''): string {
 const large = configMapYaml(3_000);
 const fromSources = import.meta.url.endsWith('.ts');
 /** A compiled module of this directory: beside this file in dist, in dist from sources (build first). */
-const compiled = (file: string): string => fileURLToPath(new URL(fromSources ? `../../dist/yaml/${file}` : `./${file}`, import.meta.url));
+const compiled = (file: string): string => fileURLToPath(new URL(fromSources ? `../../dist/http/${file}` : `./${file}`, import.meta.url));
 // The worker thread runs JavaScript: from sources too, the tests give it the compiled module.
 const workerModule = compiled('../worker/off-loop-worker-main.js');
 
-describe('YamlBodyParser', () => {
-  const parsers: YamlBodyParser[] = [];
+describe('RequestBodyParser', () => {
+  const parsers: RequestBodyParser[] = [];
   const dirs: string[] = [];
-  const parser = (options?: ConstructorParameters<typeof YamlBodyParser>[0]): YamlBodyParser => {
-    const made = new YamlBodyParser(options);
+  const parser = (options?: ConstructorParameters<typeof RequestBodyParser>[0]): RequestBodyParser => {
+    const made = new RequestBodyParser(options);
     parsers.push(made);
     return made;
   };
@@ -43,16 +44,39 @@ describe('YamlBodyParser', () => {
   test('a large YAML body is parsed in the worker; small ones and JSON in-thread; the answers are those of parseYamlText', async () => {
     assert.ok(large.length >= offLoopThresholdChars);
     const yaml = parser({ workerModule });
-    assert.deepEqual(await yaml.parse(large), parseYamlText(large));
+    assert.deepEqual(await yaml.parseYaml(large), parseYamlText(large));
     assert.equal(yaml.parsedOffLoop, 1);
     const twice = configMapYaml(3_000, 'extra: 1\nextra: 2\n');
-    assert.deepEqual(await yaml.parse(twice), { ok: false, problem: { kind: 'duplicate-key', key: '"extra"', line: 3_007 } });
+    assert.deepEqual(await yaml.parseYaml(twice), { ok: false, problem: { kind: 'duplicate-key', key: '"extra"', line: 3_007 } });
     assert.equal(yaml.parsedOffLoop, 2);
-    assert.deepEqual(await yaml.parse('a: 1\n'), { ok: true, value: { a: 1 } });
+    assert.deepEqual(await yaml.parseYaml('a: 1\n'), { ok: true, value: { a: 1 } });
     const json = JSON.stringify((parseYamlText(large) as { value: unknown }).value);
     assert.ok(json.length >= offLoopThresholdChars);
-    assert.deepEqual(await yaml.parse(json), { ok: true, value: JSON.parse(json) as unknown });
+    assert.deepEqual(await yaml.parseYaml(json), { ok: true, value: JSON.parse(json) as unknown });
     assert.equal(yaml.parsedOffLoop, 2, 'neither went to the worker');
+    // A JSON document sent as YAML from the JSON threshold up goes to the worker too.
+    const largeJson = JSON.stringify({ data: Object.fromEntries(Array.from({ length: 8_000 }, (_, i) => [`k${i}`, 'v'])) });
+    assert.ok(largeJson.length >= jsonOffLoopThresholdChars);
+    assert.deepEqual(await yaml.parseYaml(largeJson), { ok: true, value: JSON.parse(largeJson) as unknown });
+    assert.equal(yaml.parsedOffLoop, 3);
+  });
+
+  test('a large JSON body is parsed in the worker with its repeated keys and depth checked, as parseJsonText does in-thread', async () => {
+    const bodies = parser({ workerModule });
+    const members = Array.from({ length: 8_000 }, (_, i) => `"k${i}":"v"`).join(',');
+    const repeated = `{"data":{${members},"k7":"again"},"spec":{"a":1,"a":2}}`;
+    assert.ok(repeated.length >= jsonOffLoopThresholdChars);
+    for (const findDuplicates of [true, false]) assert.deepEqual(await bodies.parseJson(repeated, findDuplicates), parseJsonText(repeated, findDuplicates));
+    const found = await bodies.parseJson(repeated, true);
+    assert.ok(found.ok && found.duplicateFields.join() === 'data.k7,spec.a', JSON.stringify(found.ok && found.duplicateFields));
+    const deep = `{"data":{${members}},"x":${'['.repeat(1_001)}${']'.repeat(1_001)}}`;
+    assert.deepEqual(await bodies.parseJson(deep, false), { ok: false, problem: 'exceeded max depth of 1000' });
+    const broken = `{"data":{${members}}`;
+    const problem = await bodies.parseJson(broken, false);
+    assert.ok(!problem.ok && problem.problem === (parseJsonText(broken, false) as { problem: string }).problem);
+    assert.equal(bodies.parsedOffLoop, 5);
+    assert.deepEqual(await bodies.parseJson('{"a":1}', true), { ok: true, value: { a: 1 }, duplicateFields: [] });
+    assert.equal(bodies.parsedOffLoop, 5, 'a small body is parsed in-thread');
   });
 
   test('a worker that dies fails the request it was parsing with a 500; the bodies queued behind it go to a new worker', async () => {
@@ -73,8 +97,8 @@ describe('YamlBodyParser', () => {
       ].join('\n'),
     );
     const yaml = parser({ workerModule: dying });
-    const first = await yaml.parse(large);
-    const results = await Promise.allSettled([yaml.parse(configMapYaml(3_000, 'die-now: 1\n')), yaml.parse(large), yaml.parse(large)]);
+    const first = await yaml.parseYaml(large);
+    const results = await Promise.allSettled([yaml.parseYaml(configMapYaml(3_000, 'die-now: 1\n')), yaml.parseYaml(large), yaml.parseYaml(large)]);
     const [killer, ...queued] = results;
     assert.equal(killer?.status, 'rejected');
     const reason = killer?.status === 'rejected' ? (killer.reason as unknown) : undefined;
@@ -99,9 +123,9 @@ describe('YamlBodyParser', () => {
     for (const workerModule of [join(dir, 'missing.js'), unloadable]) {
       const lines: string[] = [];
       const yaml = parser({ workerModule, logger: (line) => lines.push(line) });
-      const answers = await Promise.all([yaml.parse(large), yaml.parse(large)]);
+      const answers = await Promise.all([yaml.parseYaml(large), yaml.parseYaml(large)]);
       assert.deepEqual(answers, [parseYamlText(large), parseYamlText(large)]);
-      assert.deepEqual(await yaml.parse(large), parseYamlText(large));
+      assert.deepEqual(await yaml.parseYaml(large), parseYamlText(large));
       assert.equal(yaml.parsedOffLoop, 0);
       assert.equal(lines.length, 1, lines.join('\n'));
       assert.match(lines[0] ?? '', /^kubeloop-apiserver: large request bodies are parsed and patched on the event loop: the worker (module .* is missing|thread did not start \(.*missing-sibling)/);
@@ -110,18 +134,18 @@ describe('YamlBodyParser', () => {
 
   test('stop() ends the worker: the body it was parsing fails, later ones are parsed in-thread', async () => {
     const yaml = parser({ workerModule });
-    const parsing = yaml.parse(configMapYaml(20_000));
+    const parsing = yaml.parseYaml(configMapYaml(20_000));
     await yaml.stop();
     await assert.rejects(parsing, (err: unknown) => isStatusError(err) && err.status.code === 500 && /the server is stopping/.test(err.status.message ?? ''));
-    assert.deepEqual(await yaml.parse(large), parseYamlText(large));
+    assert.deepEqual(await yaml.parseYaml(large), parseYamlText(large));
     assert.equal(yaml.parsedOffLoop, 0);
   });
 
   const script = (module: string, logged = false): string =>
     [
-      `import { YamlBodyParser } from ${JSON.stringify(module)};`,
-      `const yaml = new YamlBodyParser(${logged ? '{ logger: console.log }' : ''});`,
-      `const parsed = await yaml.parse(${JSON.stringify(large)});`,
+      `import { RequestBodyParser } from ${JSON.stringify(module)};`,
+      `const yaml = new RequestBodyParser(${logged ? '{ logger: console.log }' : ''});`,
+      `const parsed = await yaml.parseYaml(${JSON.stringify(large)});`,
       'console.log(yaml.parsedOffLoop, parsed.ok);',
     ].join('\n');
 
@@ -130,7 +154,7 @@ describe('YamlBodyParser', () => {
     dirs.push(dir);
     const file = join(dir, 'parse-and-leave.mjs');
     // The compiled parser, with its default worker module: what a user of the package runs.
-    writeFileSync(file, script(compiled('yaml-parser.js')));
+    writeFileSync(file, script(compiled('request-body-parser.js')));
     const result = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(result.signal, null, 'not killed by the timeout');
     assert.equal(result.status, 0, result.stderr);
@@ -144,7 +168,7 @@ describe('YamlBodyParser', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubeloop-yaml-worker-'));
     dirs.push(dir);
     const file = join(dir, 'from-sources.mts');
-    writeFileSync(file, script(fileURLToPath(new URL(fromSources ? './yaml-parser.ts' : '../../src/yaml/yaml-parser.ts', import.meta.url)), true));
+    writeFileSync(file, script(fileURLToPath(new URL(fromSources ? './request-body-parser.ts' : '../../src/http/request-body-parser.ts', import.meta.url)), true));
     const result = spawnSync(process.execPath, ['--conditions=kubeloop-source', '--import', import.meta.resolve('tsx'), file], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(result.status, 0, result.stderr);
     const inWorker = result.stdout === '1 true\n';
