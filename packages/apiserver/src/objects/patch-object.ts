@@ -85,7 +85,7 @@ function parsePatch(target: ObjectTarget, body: string, mediaType: string, opts:
   return { format, patch: decoded.value, duplicateFields: findDuplicates ? decoded.duplicateFields : [] };
 }
 
-/** What a merging engine (apply, strategic or merge patch) needs, as data for the worker thread. */
+/** What a patch engine needs, as data for the worker thread. */
 function patchTask(format: PatchTask['format'], existing: StoredObject | undefined, apiVersion: string, patch: unknown, opts: PatchOptions): PatchTask {
   return {
     format,
@@ -107,7 +107,7 @@ function patchTask(format: PatchTask['format'], existing: StoredObject | undefin
 async function runEngine(ctx: ObjectContext, target: ObjectTarget, parsed: ParsedPatch, existing: StoredObject | undefined, opts: PatchOptions): Promise<Record<string, unknown>> {
   const { format, patch } = parsed;
   const apiVersion = apiVersionOf(target.type, target.version);
-  if (format !== 'json' && ctx.offLoop !== undefined && opts.stepwise === true) {
+  if (ctx.offLoop !== undefined && opts.stepwise === true) {
     const { reply } = await ctx.offLoop.run({ kind: 'patch', patch: patchTask(format, existing, apiVersion, patch, opts) });
     try {
       return await patchTaskResult(patchReplyOf(reply));

@@ -1,9 +1,9 @@
 /**
  * JSON patch `move`s do not walk what they move: the depth check (a moved value must not nest the
  * document past 1,000 levels) walked the whole moved subtree on every move, so a patch of 10,000
- * moves of a large subtree (within the operation limit) held the server for seconds. What is left
- * is the update of a 5,000-container Deployment itself (its managedFields: about 1 s on this
- * machine), so the row is held to 20 times the freeze bound.
+ * moves of a large subtree (within the operation limit) held the server for seconds. A patch of a
+ * large object (64 KiB and more) is applied in the server's worker thread, like the other large
+ * writes, so these rows are held to the freeze bound.
  *
  * A depth cached per container was not enough: an add into the moved map forgets its depth, so a
  * patch alternating adds into a 1 MB map and moves of it walked the map on every move (no answer
@@ -45,7 +45,7 @@ describe('JSON patch moves', () => {
   });
   after(() => server.stop());
 
-  test('10,000 moves of a 5,000-container list back and forth are served while other requests go on', async () => {
+  test('10,000 moves of a 5,000-container list back and forth are served while other requests go on', async (t) => {
     const labels = { app: 'moves' };
     const containers = Array.from({ length: 5_000 }, (_, i) => ({ name: `c${i}`, image: 'nginx', env: [{ name: 'A', value: String(i) }] }));
     const created = await call(server.url, 'POST', deployments, { metadata: { name: 'moves' }, spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers } } } });
@@ -53,14 +53,15 @@ describe('JSON patch moves', () => {
     const there = { op: 'move', from: '/spec/template/spec/containers', path: '/spec/template/spec/initContainers' };
     const back = { op: 'move', from: '/spec/template/spec/initContainers', path: '/spec/template/spec/containers' };
     const ops = Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? there : back));
-    const bound = 20 * freezeBoundMs();
+    const bound = freezeBoundMs();
     const probed = await underFreezeProbe(server.url, () => call(server.url, 'PATCH', `${deployments}/moves`, JSON.stringify(ops), { contentType: 'application/json-patch+json' }));
     assert.equal(probed.res.status, 200, probed.res.text.slice(0, 300));
     assert.equal(probed.res.body.spec.template.spec.containers.length, 5_000);
+    t.diagnostic(`${Math.round(probed.elapsedMs)} ms; an unrelated GET waited at most ${Math.round(probed.worstGetMs)} ms, ${Math.round(probed.worstNewConnectionGetMs)} ms on new connections (bound ${bound} ms)`);
     assert.ok(probed.worstGetMs < bound, `an unrelated GET waited ${Math.round(probed.worstGetMs)} ms (bound ${bound} ms; the patch took ${Math.round(probed.elapsedMs)} ms)`);
   });
 
-  test('5,000 adds into a 30,000-key map, each followed by a move of the map, cost about what the adds alone cost', async () => {
+  test('5,000 adds into a 30,000-key map, each followed by a move of the map, cost about what the adds alone cost', async (t) => {
     const data = Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`k${i}`, '']));
     for (const name of ['adds-only', 'adds-and-moves']) assert.equal((await call(server.url, 'POST', configMaps, { metadata: { name }, data })).status, 201);
     // The update of the grown map is most of the work (and the client shares this process): the
@@ -77,19 +78,22 @@ describe('JSON patch moves', () => {
     assert.equal(probed.res.status, 200, probed.res.text.slice(0, 300));
     assert.deepEqual(probed.res.body.data, baseline.res.body.data);
     const bound = Math.round(2 * baseline.worstGetMs + freezeBoundMs());
+    t.diagnostic(`adds: ${Math.round(baseline.elapsedMs)} ms, GET waited ${Math.round(baseline.worstGetMs)} ms; adds and moves: ${Math.round(probed.elapsedMs)} ms, GET waited ${Math.round(probed.worstGetMs)} ms`);
     assert.ok(probed.worstGetMs < bound, `an unrelated GET waited ${Math.round(probed.worstGetMs)} ms (bound ${bound} ms: twice the adds alone, plus ${freezeBoundMs()} ms; the patch took ${Math.round(probed.elapsedMs)} ms)`);
+    assert.ok(probed.worstGetMs < freezeBoundMs(), `an unrelated GET waited ${Math.round(probed.worstGetMs)} ms (the freeze bound is ${freezeBoundMs()} ms)`);
   });
 
-  test('10,000 moves of the first element of a 450,000-element array to its end are refused at once (422), a few are applied', async () => {
+  test('10,000 moves of the first element of a 450,000-element array to its end are refused at once (422), a few are applied', async (t) => {
     assert.equal((await call(server.url, 'POST', crds, bagCrd)).status, 201);
     await waitFor(async () => (await call(server.url, 'GET', bags)).status === 200, { message: 'bags served' });
     const created = await call(server.url, 'POST', bags, { apiVersion: 'example.com/v1', kind: 'Bag', metadata: { name: 'long' }, spec: { items: Array.from({ length: 450_000 }, (_, i) => i) } });
     assert.equal(created.status, 201, created.text.slice(0, 300));
     const rotate = (count: number): string => JSON.stringify(Array.from({ length: count }, () => ({ op: 'move', from: '/spec/items/0', path: '/spec/items/-' })));
-    const bound = 2 * freezeBoundMs();
+    const bound = freezeBoundMs();
     const probed = await underFreezeProbe(server.url, () => call(server.url, 'PATCH', `${bags}/long`, rotate(10_000), jsonPatch));
     assert.equal(probed.res.status, 422, probed.res.text.slice(0, 300));
     assert.equal(probed.res.body.message, `Unable to apply, the array elements shifted by inserts and removes exceed ${maxJsonPatchArrayShifts}`);
+    t.diagnostic(`${Math.round(probed.elapsedMs)} ms; an unrelated GET waited at most ${Math.round(probed.worstGetMs)} ms (bound ${bound} ms)`);
     assert.ok(probed.worstGetMs < bound, `an unrelated GET waited ${Math.round(probed.worstGetMs)} ms (bound ${bound} ms; the patch took ${Math.round(probed.elapsedMs)} ms)`);
     // 20 rotations shift 9 million elements: within the budget.
     const few = await call(server.url, 'PATCH', `${bags}/long`, rotate(20), jsonPatch);

@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApplyConflictError, managedFieldsAfterUpdate } from './managed-fields.js';
 import { PatchError } from './patch-error.js';
+import { applyJsonPatch, maxJsonPatchOperations } from './json-patch.js';
 import { computePatch, computeUpdateFields, patchTaskResult } from './patch-task.js';
 import type { PatchTask } from './patch-task.js';
 import { applyServerSideApply } from './server-side-apply.js';
@@ -36,6 +37,14 @@ describe('patch tasks (what the worker thread computes)', () => {
     assert.deepEqual(await patchTaskResult(computePatch(task('apply', applied, deployment('nginx:2')))), reapplied);
     const smp = { spec: { template: { spec: { containers: [{ name: 'b', image: 'x' }] } } } };
     assert.deepEqual(await patchTaskResult(computePatch(task('strategic', applied, smp))), applyStrategicMergePatch(applied, smp));
+  });
+
+  test('a JSON patch gives what the engine gives in-thread, and its limits come back as its typed errors', async () => {
+    const stored = deployment('nginx:1', 3);
+    const ops = [{ op: 'move', from: '/spec/replicas', path: '/spec/minReadySeconds' }, { op: 'add', path: '/metadata/labels', value: { a: 'b' } }];
+    assert.deepEqual(await patchTaskResult(computePatch(task('json', stored, ops))), applyJsonPatch(stored, ops));
+    const tooMany = Array.from({ length: maxJsonPatchOperations + 1 }, () => ({ op: 'test', path: '/kind', value: 'Deployment' }));
+    await assert.rejects(() => patchTaskResult(computePatch(task('json', stored, tooMany))), (err: unknown) => err instanceof PatchError && err.status === 413);
   });
 
   test('the stored object is patched at the request apiVersion', async () => {

@@ -8,6 +8,7 @@
 import type { JsonObject } from '../json-value.js';
 import { ApplyConflictError, managedFieldsAfterUpdate } from './managed-fields.js';
 import type { ApplyConflict, ManagedFieldsEntry } from './managed-fields.js';
+import { applyJsonPatch } from './json-patch.js';
 import { applyMergePatch } from './merge-patch.js';
 import { PatchError, isPatchError } from './patch-error.js';
 import type { PatchErrorReason, PatchErrorStatus } from './patch-error.js';
@@ -19,7 +20,7 @@ import type { JsonPiece } from '../worker/json-pieces.js';
 
 /** One patch to compute. Objects travel as JSON text: parsing it is much faster than a structured clone of many small members. */
 export interface PatchTask {
-  readonly format: 'apply' | 'strategic' | 'merge';
+  readonly format: 'apply' | 'strategic' | 'merge' | 'json';
   /** The stored object, JSON (as the store keeps it); undefined for an apply that creates. */
   readonly existingJson: string | undefined;
   /** The request's apiVersion, which the stored object is patched at. */
@@ -43,15 +44,16 @@ export type PatchTaskReply =
 /** Runs the patch engine of `task.format`. Throws only for what is not a patch error (a bug). */
 export function computePatch(task: PatchTask): PatchTaskReply {
   const existing = task.existingJson === undefined ? undefined : { ...(JSON.parse(task.existingJson) as JsonObject), apiVersion: task.apiVersion };
-  const patch = JSON.parse(task.patchJson) as JsonObject;
+  const patch = JSON.parse(task.patchJson) as unknown;
   try {
     let patched: JsonObject;
     if (task.format === 'apply') {
       const options = { force: task.force, subresource: task.subresource, now: new Date(task.now) };
-      patched = applyServerSideApply(existing, patch, task.fieldManager, options);
+      patched = applyServerSideApply(existing, patch as JsonObject, task.fieldManager, options);
     } else {
       const current = existing ?? {};
-      patched = task.format === 'strategic' ? applyStrategicMergePatch(current, patch) : applyMergePatch(current, patch);
+      if (task.format === 'json') patched = applyJsonPatch(current, patch);
+      else patched = task.format === 'strategic' ? applyStrategicMergePatch(current, patch) : applyMergePatch(current, patch);
     }
     return { ok: true, pieces: cutJson(patched) };
   } catch (err) {
