@@ -31,6 +31,14 @@ export interface DemoOptions {
   workDelayMs: number;
   /** Append one JSON line per reconcile start and end (tests check leader exclusivity with it). */
   reconcileLog: string | undefined;
+  /**
+   * Run as one replica of a shard ring (named by `leaseName`, its Leases in `namespace`) instead of
+   * leader election: each replica handles the Playlists of the slots it owns. Default: false
+   * (true with `replicas` above 1).
+   */
+  sharded: boolean;
+  /** Replicas to run: this process and `replicas - 1` more, each a process of its own, all sharded. Default: 1. */
+  replicas: number;
   help: boolean;
 }
 
@@ -58,6 +66,10 @@ Options:
   --retry-period-ms N
   --work-delay-ms N        make every reconcile take N ms longer (shows in-flight work)
   --reconcile-log FILE     append a JSON line per reconcile start/end
+  --sharded                run as one replica of a shard ring (named by --lease-name) instead of
+                           leader election: each replica handles the Playlists of its slots
+  --replicas N             run N sharded replicas, each its own process: this one and N-1 started
+                           by it, their lines tagged with their identity (default: 1)
   -h, --help               show this text
 
 Environment: OTEL_EXPORTER_OTLP_ENDPOINT=http://host:4318 exports traces over OTLP/HTTP.`;
@@ -112,6 +124,8 @@ export function parseDemoOptions(argv: string[], env: NodeJS.ProcessEnv = proces
       'retry-period-ms': { type: 'string' },
       'work-delay-ms': { type: 'string' },
       'reconcile-log': { type: 'string' },
+      sharded: { type: 'boolean' },
+      replicas: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -121,6 +135,10 @@ export function parseDemoOptions(argv: string[], env: NodeJS.ProcessEnv = proces
   // What client-node's in-cluster config needs; without it, loading would fall back to ~/.kube/config.
   if (inCluster && !(env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT)) throw new Error('--in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set (not in a pod)');
   const kubeconfig = inCluster ? undefined : (values.kubeconfig ?? kubeconfigFromEnv(env, workDir));
+  const replicas = int('replicas', values.replicas, 1);
+  if (replicas < 1) throw new Error('--replicas must be at least 1');
+  // In a pod the Deployment's replicas are the replicas: each pod runs --sharded.
+  if (inCluster && replicas > 1) throw new Error('--replicas starts processes on this machine: in a pod, set the Deployment replicas and pass --sharded');
   const podEnv = (name: string): string | undefined => (inCluster ? env[name] || undefined : undefined);
   return {
     kubeconfig,
@@ -140,6 +158,8 @@ export function parseDemoOptions(argv: string[], env: NodeJS.ProcessEnv = proces
     retryPeriodMs: int('retry-period-ms', values['retry-period-ms'], 2_000),
     workDelayMs: int('work-delay-ms', values['work-delay-ms'], 0),
     reconcileLog: values['reconcile-log'],
+    sharded: (values.sharded ?? false) || replicas > 1,
+    replicas,
     help: values.help ?? false,
   };
 }

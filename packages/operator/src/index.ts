@@ -181,6 +181,8 @@ export { ClientEventRecorder, noopEventRecorder } from './handlers/event-recorde
 export type { HandOverReason, ShardParticipant, ShardRingLeaseClient, ShardRingOptions } from './sharding/shard-ring.js';
 export { ShardRing, shardRingLabel, shardSlotsAnnotation, slotOf } from './sharding/shard-ring.js';
 export { assignSlots, slotRanges } from './sharding/slot-assignment.js';
+export type { ShardRingRef } from './sharding/ring-table.js';
+export { readShardRingTable, slotsByOwner } from './sharding/ring-table.js';
 export type { ShardedInformerOptions } from './sharding/sharded-informer.js';
 export { ShardedInformer } from './sharding/sharded-informer.js';
 export type { RunOperatorSharding } from './runtime/graceful-shutdown.js';

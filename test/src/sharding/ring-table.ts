@@ -2,20 +2,13 @@
  * The slot table of a shard ring as the API server holds it (the ring Lease's
  * `kubeloop.dev/shard-slots` annotation), read by the test to know when a hand-over is done.
  */
-import { isNotFound } from '@kubeloop/resource';
 import type { Client, Lease } from '@kubeloop/resource';
-import { assignSlots, shardSlotsAnnotation } from '@kubeloop/operator';
+import { assignSlots, readShardRingTable } from '@kubeloop/operator';
 import { waitFor } from '../support/wait-for.js';
 
 /** The owner of each slot ('' = free); [] before the ring Lease exists. */
-export async function readSlotTable(leases: Client<Lease>, namespace: string, ring: string): Promise<string[]> {
-  try {
-    const lease = await leases.get({ namespace, name: `${ring}-slots` });
-    return JSON.parse(lease.metadata.annotations?.[shardSlotsAnnotation] ?? '[]') as string[];
-  } catch (error) {
-    if (isNotFound(error)) return [];
-    throw error;
-  }
+export function readSlotTable(leases: Client<Lease>, namespace: string, ring: string): Promise<string[]> {
+  return readShardRingTable(leases, { namespace, name: ring });
 }
 
 /**
