@@ -46,6 +46,8 @@ export class Operator {
   private active: RunningSet | undefined;
   private warming = false;
   private readonly metrics = new ControllerLabelledMetrics(() => this.metricSources());
+  /** The ring this operator takes part in ({@link shardWith}), and the slots it runs. */
+  private sharding: { readonly ring: ShardRing; running: ReadonlySet<number> } | undefined;
 
   /**
    * Adds a controller. One added while the operator runs is started at once and stopped with the
@@ -60,6 +62,12 @@ export class Operator {
       throw new InvalidArgumentError(`controller with name ${name} already exists: controller names must be unique (they label the metrics)`);
     }
     this.controllers.push(controller);
+    // A sharded controller added once the operator takes part in a ring is gated and given the slots like the others.
+    if (this.sharding !== undefined && isSharded(controller)) {
+      const { ring, running } = this.sharding;
+      controller.shardWith((object) => ring.admits(object));
+      for (const informer of controller.shardedInformers()) void informer.setSlots(running, (slot) => ring.slotRange(slot));
+    }
     this.active?.start(controller);
   }
 
@@ -106,16 +114,17 @@ export class Operator {
    */
   shardWith(ring: ShardRing, options: { handOverTimeoutMs?: number | undefined } = {}): ShardParticipant {
     const timeoutMs = options.handOverTimeoutMs ?? 10_000;
-    const sharded = (): InformerController[] => this.controllers.filter((c): c is InformerController => c instanceof InformerController && c.shardedInformers().length > 0);
+    const sharded = (): InformerController[] => this.controllers.filter(isSharded);
     for (const controller of sharded()) controller.shardWith((object) => ring.admits(object));
-    let running = new Set<number>();
+    const sharding = { ring, running: new Set<number>() as ReadonlySet<number> };
+    this.sharding = sharding;
     return {
       apply: async (slots) => {
-        const stopping = new Set([...running].filter((slot) => !slots.has(slot)));
-        const controllers = sharded();
-        if (stopping.size > 0) await Promise.all(controllers.map((c) => c.settle((object) => stopping.has(ring.slotOfObject(object)), { timeoutMs })));
-        await Promise.all(controllers.flatMap((c) => c.shardedInformers()).map((informer) => informer.setSlots(slots, (slot) => ring.slotRange(slot))));
-        running = new Set(slots);
+        const stopping = new Set([...sharding.running].filter((slot) => !slots.has(slot)));
+        if (stopping.size > 0) await Promise.all(sharded().map((c) => c.settle((object) => stopping.has(ring.slotOfObject(object)), { timeoutMs })));
+        // Read again: a controller added meanwhile moves with the others.
+        await Promise.all(sharded().flatMap((c) => c.shardedInformers()).map((informer) => informer.setSlots(slots, (slot) => ring.slotRange(slot))));
+        sharding.running = new Set(slots);
       },
     };
   }
@@ -227,4 +236,9 @@ class RunningSet {
     this.running--;
     this.check();
   }
+}
+
+/** An `InformerController` with `ShardedInformer`s: the ring gates its handler calls and moves its informers. */
+function isSharded(controller: Controller): controller is InformerController {
+  return controller instanceof InformerController && controller.shardedInformers().length > 0;
 }

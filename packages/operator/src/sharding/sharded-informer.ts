@@ -66,6 +66,8 @@ export class ShardedInformer<T extends KubeObject = KubeObject> implements Infor
   readonly #slots = new Map<number, RunningSlot<T>>();
   #signal: AbortSignal | undefined;
   #changes: Promise<void> = Promise.resolve();
+  /** Slots asked for before `run()`: started when it begins. */
+  #pending: { readonly slots: ReadonlySet<number>; readonly rangeOf: (slot: number) => ShardRange } | undefined;
 
   constructor(kind: Schema, client: ListWatchClient<T>, namespace: string, options: ShardedInformerOptions<T> = {}) {
     this.#kind = kind;
@@ -84,6 +86,9 @@ export class ShardedInformer<T extends KubeObject = KubeObject> implements Infor
   /** Runs until `signal` aborts; slots come and go with {@link setSlots}. */
   async run(signal: AbortSignal): Promise<void> {
     this.#signal = signal;
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending !== undefined) void this.setSlots(pending.slots, pending.rangeOf);
     await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
     await this.#changes;
     await Promise.all([...this.#slots.values()].map((slot) => slot.done));
@@ -115,7 +120,8 @@ export class ShardedInformer<T extends KubeObject = KubeObject> implements Infor
 
   /**
    * Runs exactly `slots` (each slot's hash range given by `rangeOf`): slots given up stop and their
-   * objects are released to the handlers; new slots start (resolves before they have synced).
+   * objects are released to the handlers; new slots start (resolves before they have synced). Before
+   * `run()`, the slots are kept and start with it.
    */
   setSlots(slots: ReadonlySet<number>, rangeOf: (slot: number) => ShardRange): Promise<void> {
     this.#changes = this.#changes.then(() => this.#apply(slots, rangeOf));
@@ -131,7 +137,11 @@ export class ShardedInformer<T extends KubeObject = KubeObject> implements Infor
       await this.#release([...running.informer.store.values()]);
     }
     const signal = this.#signal;
-    if (signal === undefined || signal.aborted) return;
+    if (signal === undefined) {
+      this.#pending = { slots, rangeOf };
+      return;
+    }
+    if (signal.aborted) return;
     for (const slot of slots) {
       if (this.#slots.has(slot)) continue;
       const informer = new KubernetesBasedInformer<T>(this.#kind, this.#client, this.#namespace, { ...this.#options, shard: [rangeOf(slot)] });

@@ -114,4 +114,58 @@ describe('sharded operators', () => {
       await a?.done;
     });
   }
+
+  test('a controller added to a running sharded operator is gated and moves with the ring like the others', async () => {
+    const server = await startApiServer();
+    const transport = new HttpTransport({ server: server.url });
+    stops.push(async () => {
+      transport.close();
+      await server.stop();
+    });
+    const configMaps = new Client(ConfigMapKind, transport);
+    const names = Array.from({ length: 24 }, (_, i) => `late-${i}`);
+    for (const name of names) await configMaps.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: '1' } });
+    const added = new Map<string, Set<string>>();
+    const watcherOf = (who: string): { add: (ctx: HandlerContext, o: KubeObject) => Promise<void>; update: () => Promise<void>; delete: () => Promise<void> } => ({
+      add: async (_ctx, object) => void (added.get(who) ?? added.set(who, new Set()).get(who))?.add(object.metadata.name),
+      update: async () => undefined,
+      delete: async () => undefined,
+    });
+    const controllerOf = (who: string): InformerController => {
+      const controller = new InformerController({ logger: quiet, name: who });
+      controller.addInformer(new ShardedInformer(ConfigMapKind, configMaps, 'default', { logger: quiet, errorHandler: () => undefined }));
+      controller.addWatcher(watcherOf(who), ConfigMapKind);
+      return controller;
+    };
+    const run = (identity: string): { operator: Operator; stop: AbortController; done: Promise<unknown> } => {
+      const operator = new Operator();
+      operator.addController(controllerOf(identity));
+      const stop = new AbortController();
+      const sharding = { name: 'late', namespace: 'default', identity, client: new Client(LeaseKind, transport), slots: 8, leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 100, handOverTimeoutMs: 1_000 };
+      return { operator, stop, done: runOperator({ operator, signal: stop.signal, logger: quiet, sharding }) };
+    };
+    const a = run('a');
+    const b = run('b');
+    // Stopped before the server (stops run in reverse), also when an assertion fails.
+    stops.push(async () => {
+      a.stop.abort();
+      b.stop.abort();
+      await Promise.all([a.done, b.done]);
+    });
+    const listed = await configMaps.list('default');
+    const table = assignSlots('late', 8, ['a', 'b']);
+    const ownerOf = (name: string): string => table[slotOf(listed.items.find((o) => o.metadata.name === name)?.metadata.uid ?? '', 8)] ?? '?';
+    await waitFor(() => names.every((n) => added.get(ownerOf(n))?.has(n)), { what: 'every object added in its owner', timeoutMs: 15_000 });
+
+    // Added while a runs its slots: it gets a's objects, none of b's.
+    a.operator.addController(controllerOf('a-late'));
+    const aOwned = names.filter((n) => ownerOf(n) === 'a');
+    await waitFor(() => aOwned.every((n) => added.get('a-late')?.has(n)), { what: "a's objects in the late controller", timeoutMs: 15_000 });
+    assert.deepEqual([...(added.get('a-late') ?? [])].filter((n) => ownerOf(n) !== 'a'), [], 'the late controller sees only its replica’s slots');
+
+    // b leaves: the late controller takes b's objects over with the rest of a.
+    b.stop.abort();
+    await b.done;
+    await waitFor(() => names.every((n) => added.get('a-late')?.has(n)), { what: "b's objects in a's late controller", timeoutMs: 15_000 });
+  });
 });
