@@ -16,8 +16,11 @@ import { readFile } from 'node:fs/promises';
  */
 export type CallKind = 'add' | 'update' | 'delete' | 'release' | 'cleanup';
 
-/** How a call ended: returned, threw, or threw because its `ctx.signal` aborted. */
-export type CallOutcome = 'ok' | 'error' | 'aborted';
+/**
+ * How a call ended: returned, threw, threw because its `ctx.signal` aborted, or gave up its write
+ * because `ctx.stillOwned()` said the object was no longer its replica's (`fenced`).
+ */
+export type CallOutcome = 'ok' | 'error' | 'aborted' | 'fenced';
 
 /** What both lines of a call carry. */
 export interface CallIdentity {

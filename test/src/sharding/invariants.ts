@@ -4,10 +4,11 @@
  * is unit-tested on synthetic records.
  *
  * 1. `overlap`: no two calls for one object by different replicas overlap in time. A call aborted by
- *    its signal before its write (`aborted`, `wrote: false`) is excused: a fenced replica may still
- *    be returning from it. So is a call that was in flight when its replica was frozen (SIGSTOP):
- *    no runtime can stop a frozen process, and on waking its timers may finish the call before the
- *    ring fences (the documented limit; such calls are counted apart, not hidden). So is a `release`
+ *    its signal, or fenced by `ctx.stillOwned()`, before its write (`aborted` or `fenced`, `wrote:
+ *    false`) is excused: a fenced replica may still be returning from it. A call that was in flight
+ *    when its replica was frozen (SIGSTOP) and wrote on waking is counted apart (`frozenInFlight`):
+ *    no runtime can stop a frozen process, so such a call must check `ctx.stillOwned()` before its
+ *    side effect; the fleet's handler does, and the fleet test expects none. So is a `release`
  *    a replica makes within `fenceWindowMs` of waking: it fences, and tells its handlers that the
  *    objects its successor took over meanwhile are gone; that comes after the take-over by nature.
  *    A call cut by kill -9 runs until the kill; one of a live replica, until now.
@@ -231,7 +232,7 @@ function frozenInFlight(pauses: ReadonlyMap<string, readonly Pause[]>): InFlight
 }
 
 function abortedBeforeWrite(interval: Interval): boolean {
-  return interval.end !== undefined && interval.end.outcome === 'aborted' && !interval.end.wrote;
+  return interval.end !== undefined && (interval.end.outcome === 'aborted' || interval.end.outcome === 'fenced') && !interval.end.wrote;
 }
 
 /** Invariant 3. */

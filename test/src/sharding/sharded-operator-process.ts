@@ -71,9 +71,15 @@ class RecordingReconciler implements Reconciler<ConfigMap> {
     try {
       if (kind !== 'release') await sleep(this.workMs, undefined, { signal: ctx.signal });
       ctx.signal.throwIfAborted();
+      // The side effect (the end line's `wrote`) only while the object is still ours: a replica
+      // frozen in this call wakes with its member Lease stale, before its ring can abort the signal.
+      if (kind !== 'release' && ctx.stillOwned?.() === false) {
+        outcome = 'fenced';
+        throw new Error('the object is no longer this replica’s');
+      }
       wrote = kind !== 'release';
     } catch (error) {
-      outcome = ctx.signal.aborted ? 'aborted' : 'error';
+      if (outcome !== 'fenced') outcome = ctx.signal.aborted ? 'aborted' : 'error';
       throw error;
     } finally {
       this.recorder.end(call, outcome, wrote);

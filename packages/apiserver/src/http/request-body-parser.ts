@@ -16,7 +16,7 @@ import { parseJsonText } from './json-text.js';
 import type { JsonTextParsed } from './json-text.js';
 
 /**
- * Bodies this long (characters) and longer are parsed off the event loop. Measured on the 2-core
+ * YAML bodies this long (characters) and longer are parsed off the event loop. Measured on the 2-core
  * machine under load (load average 6.5), block YAML in-thread, median and worst of 7: 16 KiB 6 and
  * 7 ms, 32 KiB 25 and 45 ms, 64 KiB 57 and 92 ms (most of the 100 ms a request may hold the loop).
  * Through the worker a 16 KiB body takes about 55 ms but holds the loop at most 12 ms.
@@ -31,7 +31,7 @@ export const jsonOffLoopThresholdChars = 64 * 1024;
 
 /** How a {@link RequestBodyParser} works. */
 export interface RequestBodyParserOptions extends OffLoopWorkerOptions {
-  /** Bodies this long (characters) and longer go to the worker. Default: {@link offLoopThresholdChars}. */
+  /** YAML bodies this long (characters) and longer go to the worker. Default: {@link offLoopThresholdChars}. */
   readonly offLoopThresholdChars?: number;
   /** The worker to use (the server shares its own). Default: one of this parser's own, made from the other options. */
   readonly worker?: OffLoopWorker;

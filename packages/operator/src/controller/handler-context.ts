@@ -13,13 +13,15 @@ import type { HandlerContext } from '../handlers/resource-watcher.js';
 export class ObjectHandlerContext implements HandlerContext {
   readonly signal: AbortSignal;
   readonly isInInitialList: boolean | undefined;
+  readonly stillOwned: (() => boolean) | undefined;
   readonly #base: Logger;
   readonly #object: KubeObject;
   #logger: Logger | undefined;
 
-  constructor(signal: AbortSignal, base: Logger, object: KubeObject, isInInitialList?: boolean) {
+  constructor(signal: AbortSignal, base: Logger, object: KubeObject, isInInitialList?: boolean, stillOwned?: () => boolean) {
     this.signal = signal;
     this.isInInitialList = isInInitialList;
+    this.stillOwned = stillOwned;
     this.#base = base;
     this.#object = object;
   }

@@ -15,7 +15,7 @@ import type { HandlerContext } from '../handlers/resource-watcher.js';
 export function callWithTimeout<R>(parent: HandlerContext, timeoutMs: number, clock: Clock, call: (ctx: HandlerContext) => Promise<R> | R): Promise<R> | R {
   const deadline = new AbortController();
   const signal = AbortSignal.any([parent.signal, deadline.signal]);
-  const result = call({ signal, isInInitialList: parent.isInInitialList, get logger() { return parent.logger; } });
+  const result = call({ signal, isInInitialList: parent.isInInitialList, stillOwned: parent.stillOwned, get logger() { return parent.logger; } });
   if (typeof (result as { then?: unknown } | null | undefined)?.then !== 'function') return result;
   let timer: Timer | undefined;
   const expired = new Promise<never>((_resolve, reject) => {

@@ -1289,3 +1289,60 @@ function sum(samples: Sample[], labels: Record<string, string>, metricName?: str
     .reduce((acc, s) => acc + s.value, 0);
 }
 
+
+describe('InformerController ctx.stillOwned', () => {
+  test('without a shard gate it is undefined; with one it asks the gate about the call’s object at the moment it is called', async () => {
+    const h = setup();
+    const seen: { name: string; before: boolean | undefined; after: boolean | undefined }[] = [];
+    let started = false;
+    const release = deferred<void>();
+    h.controller.addWatcher(
+      {
+        add: async (ctx, object) => {
+          const before = ctx.stillOwned?.();
+          started = true;
+          await release.promise;
+          seen.push({ name: object.metadata.name, before, after: ctx.stillOwned?.() });
+        },
+        update: async () => undefined,
+        delete: async () => undefined,
+      },
+      KIND,
+    );
+    h.informer.add(widget('a'));
+    release.resolve();
+    await h.settle();
+    assert.deepEqual([...seen], [{ name: 'a', before: undefined, after: undefined }]);
+
+    // A ring owns `b` until it is taken away while the call waits (its replica frozen, then fenced).
+    let owned = true;
+    const asked: string[] = [];
+    h.controller.shardWith((object) => (asked.push(object.metadata.name), owned));
+    const taken = deferred<void>();
+    h.controller.addWatcher(
+      {
+        add: async (ctx, object) => {
+          if (object.metadata.name !== 'b') return;
+          const before = ctx.stillOwned?.();
+          started = true;
+          await taken.promise;
+          seen.push({ name: `${object.metadata.name} (gated)`, before, after: ctx.stillOwned?.() });
+        },
+        update: async () => undefined,
+        delete: async () => undefined,
+      },
+      KIND,
+    );
+    started = false;
+    h.informer.add(widget('b'));
+    await waitFor(() => seen.some((s) => s.name === 'b (gated)') || started);
+    owned = false;
+    taken.resolve();
+    await h.settle();
+    assert.deepEqual(
+      seen.find((s) => s.name === 'b (gated)'),
+      { name: 'b (gated)', before: true, after: false },
+    );
+    assert.ok(asked.length >= 2 && asked.every((name) => name === 'b'), `the gate is asked about the call’s own object: ${asked.join()}`);
+  });
+});

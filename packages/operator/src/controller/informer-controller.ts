@@ -983,11 +983,12 @@ export class InformerController {
     return reconciler.reconcile(ctx, request);
   }
 
-  /** The context of one handler call about `object`: the controller's signal (see `handlerTimeoutMs` for a deadline of its own). */
+  /** The context of one handler call about `object`: the controller's signal (see `handlerTimeoutMs` for a deadline of its own), and with a ring whether the object is still this replica's. */
   private handlerContext(object: KubeObject, initialList: boolean): ObjectHandlerContext {
-    const handOver = this.admits === undefined ? undefined : this.inFlightOf(object)?.abort.signal;
+    const admits = this.admits;
+    const handOver = admits === undefined ? undefined : this.inFlightOf(object)?.abort.signal;
     const signal = handOver === undefined ? this.lifecycle.ctx.signal : AbortSignal.any([this.lifecycle.ctx.signal, handOver]);
-    return new ObjectHandlerContext(signal, this.logger, object, initialList || undefined);
+    return new ObjectHandlerContext(signal, this.logger, object, initialList || undefined, admits === undefined ? undefined : () => admits(object));
   }
 
   private inFlightOf(object: KubeObject): InFlightObject | undefined {

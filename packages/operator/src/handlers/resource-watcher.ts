@@ -17,6 +17,14 @@ export interface HandlerContext {
    * watch (client-go's `isInInitialList`). Undefined otherwise (retries included).
    */
   isInInitialList?: boolean | undefined;
+  /**
+   * With sharding: true while this replica still owns the call's object (its slot runs here and the
+   * replica's member Lease is fresh). Check it synchronously right before a side effect that nothing
+   * else fences (a call to another system, a file): a replica frozen past its lease (SIGSTOP, a paused
+   * VM) wakes with it false, before its ring has had a turn to abort `signal`. Undefined without
+   * sharding (every object is this replica's).
+   */
+  stillOwned?: (() => boolean) | undefined;
 }
 
 /**
