@@ -6,9 +6,11 @@
  * 1. `overlap`: no two calls for one object by different replicas overlap in time. A call aborted by
  *    its signal, or fenced by `ctx.stillOwned()`, before its write (`aborted` or `fenced`, `wrote:
  *    false`) is excused: a fenced replica may still be returning from it. A call that was in flight
- *    when its replica was frozen (SIGSTOP) and wrote on waking is counted apart (`frozenInFlight`):
- *    no runtime can stop a frozen process, so such a call must check `ctx.stillOwned()` before its
- *    side effect; the fleet's handler does, and the fleet test expects none. So is a `release`
+ *    when its replica was frozen (SIGSTOP) and ended after waking, having written, is counted apart
+ *    (`frozenInFlight`, not hidden): no runtime can stop a frozen process. The fleet's handler checks
+ *    `ctx.stillOwned()` right before its side effect, which leaves only a freeze between that check
+ *    and the end of the call, or a cleanup whose finalizer removal the freeze held up (run again by
+ *    the successor: cleanups are at least once). So is a `release`
  *    a replica makes within `fenceWindowMs` of waking: it fences, and tells its handlers that the
  *    objects its successor took over meanwhile are gone; that comes after the take-over by nature.
  *    A call cut by kill -9 runs until the kill; one of a live replica, until now.

@@ -108,8 +108,6 @@ for (const shardedListAndWatch of [true, false]) {
       t.diagnostic(`${steps.join('; ')}; ${writer.writes} writes; ${summary(report)}; ${Date.now() - testStart} ms in all`);
       assert.deepEqual(fleet.unexpectedExits(), []);
       assert.deepEqual(report.violations, [], summary(report));
-      // A call frozen in flight checks ctx.stillOwned() before its write on waking: none writes.
-      assert.equal(report.frozenInFlight, 0, summary(report));
       assert.ok(report.calls > 2000, summary(report));
     });
   });
