@@ -8,8 +8,8 @@
  *    false`) is excused: a fenced replica may still be returning from it. A call that was in flight
  *    when its replica was frozen (SIGSTOP) and ended after waking, having written, is counted apart
  *    (`frozenInFlight`, not hidden): no runtime can stop a frozen process. The fleet's handler checks
- *    `ctx.stillOwned()` right before its side effect; the cases left (0 or 1 a run) were `release`
- *    calls of the paused replica at the moment of its pause. So is a `release`
+ *    `ctx.stillOwned()` right before its side effect; each case left (0 or 1 a run) paired a
+ *    `release` with another replica's call at the moment of the pause. So is a `release`
  *    a replica makes within `fenceWindowMs` of waking: it fences, and tells its handlers that the
  *    objects its successor took over meanwhile are gone; that comes after the take-over by nature.
  *    A call cut by kill -9 runs until the kill; one of a live replica, until now.
