@@ -41,5 +41,5 @@ export function summary(report: InvariantReport): string {
   const counts = Object.entries(report.counts)
     .map(([name, n]) => `${name}=${n}`)
     .join(' ');
-  return `${report.calls} calls, violations: ${counts}, aborted before their write and overlapping: ${report.excusedOverlaps}, frozen in flight and overlapping or cleaning up twice: ${report.frozenInFlight}, handling p99 ${report.p99HandlingMs} ms, max ${report.maxHandlingMs} ms (${report.slowest})${report.violations.length === 0 ? '' : `\n  ${report.violations.join('\n  ')}`}`;
+  return `${report.calls} calls, violations: ${counts}, aborted before their write and overlapping: ${report.excusedOverlaps}, frozen in flight and overlapping or cleaning up twice: ${report.frozenInFlight}, releases on waking overlapping the successor: ${report.releasesOnWaking}, handling p99 ${report.p99HandlingMs} ms, max ${report.maxHandlingMs} ms (${report.slowest})${report.violations.length === 0 ? '' : `\n  ${report.violations.join('\n  ')}`}`;
 }

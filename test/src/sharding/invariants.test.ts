@@ -163,7 +163,9 @@ describe('the sharded fleet invariants', () => {
     assertOnly(check([...calls, ...call('r1', 'a', 'update', 3, 2950, 2990), ...call('r3', 'a', 'update', 3, 2960, 2980)], writer, { pauses }), 'overlap');
     // r1's fence on waking releases `a`, which r3 handles meanwhile: counted apart; a release long after waking is not.
     const released = [...calls, ...call('r3', 'a', 'update', 3, 3000, 3020), ...call('r1', 'a', 'release', 2, 3005, 3006)];
-    assert.deepEqual(check(released, writer, { pauses }).violations, []);
+    const onWaking = check(released, writer, { pauses });
+    assert.deepEqual(onWaking.violations, []);
+    assert.deepEqual([onWaking.releasesOnWaking, onWaking.frozenInFlight], [1, 0], 'counted as a release on waking, not as a call frozen in flight');
     assertOnly(check(released, writer, { pauses, fenceWindowMs: 50 }), 'overlap');
     assertOnly(check(released, writer), 'overlap');
     // A cleanup in flight at the freeze, finished beside its successor's: counted apart.

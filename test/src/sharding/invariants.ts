@@ -8,8 +8,7 @@
  *    false`) is excused: a fenced replica may still be returning from it. A call that was in flight
  *    when its replica was frozen (SIGSTOP) and ended after waking, having written, is counted apart
  *    (`frozenInFlight`, not hidden): no runtime can stop a frozen process. The fleet's handler checks
- *    `ctx.stillOwned()` right before its side effect; each case left (0 or 1 a run) paired a
- *    `release` with another replica's call at the moment of the pause. So is a `release`
+ *    `ctx.stillOwned()` right before its side effect. So is a `release` (`releasesOnWaking`)
  *    a replica makes within `fenceWindowMs` of waking: it fences, and tells its handlers that the
  *    objects its successor took over meanwhile are gone; that comes after the take-over by nature.
  *    A call cut by kill -9 runs until the kill; one of a live replica, until now.
@@ -116,9 +115,11 @@ export interface InvariantReport {
   excusedOverlaps: number;
   /**
    * Overlapping pairs, and second runs of a delete path, excused because one call was in flight
-   * across its replica's freeze, or was its fence's release (see the file comment).
+   * across its replica's freeze (see the file comment).
    */
   frozenInFlight: number;
+  /** Overlapping pairs excused because one call was a `release` its replica made on waking from a freeze, as it fenced. */
+  releasesOnWaking: number;
   /** The slowest handling of a change or delete (invariant 5), in milliseconds. */
   maxHandlingMs: number;
   /** The 99th percentile of the handling times, in milliseconds. */
@@ -145,6 +146,7 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
     calls: 0,
     excusedOverlaps: 0,
     frozenInFlight: 0,
+    releasesOnWaking: 0,
     maxHandlingMs: 0,
     p99HandlingMs: 0,
     slowest: '',
@@ -157,13 +159,15 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
   const pauses = input.pauses ?? new Map<string, readonly Pause[]>();
   const frozen = frozenInFlight(pauses);
   const fenceWindowMs = input.fenceWindowMs ?? 5000;
-  const afterFreeze = (interval: Interval): boolean =>
-    frozen(interval.start.replica, interval.start.start, interval.to) ||
-    (interval.start.kind === 'release' && (pauses.get(interval.start.replica) ?? []).some((p) => interval.start.start >= p.to && interval.start.start <= p.to + fenceWindowMs));
+  const excuses: FreezeExcuses = {
+    inFlight: (interval) => frozen(interval.start.replica, interval.start.start, interval.to),
+    releaseOnWaking: (interval) => interval.start.kind === 'release' && (pauses.get(interval.start.replica) ?? []).some((p) => interval.start.start >= p.to && interval.start.start <= p.to + fenceWindowMs),
+  };
   for (const list of intervals.values()) {
-    const excused = checkOverlaps(list, afterFreeze, violate);
+    const excused = checkOverlaps(list, excuses, violate);
     report.excusedOverlaps += excused.aborted;
     report.frozenInFlight += excused.frozen;
+    report.releasesOnWaking += excused.releaseOnWaking;
   }
   const wrote = (uid: string, kinds: readonly string[]): CallEnd[] =>
     (intervals.get(uid) ?? []).flatMap((i) => (i.end !== undefined && i.end.wrote && kinds.includes(i.end.kind) ? [i.end] : []));
@@ -203,17 +207,26 @@ function intervalsByUid(input: InvariantInput, violate: (name: InvariantName, me
   return byUid;
 }
 
+/** The two ways a freeze excuses an overlap (see the file comment). */
+interface FreezeExcuses {
+  /** The call was in flight when its replica was frozen. */
+  readonly inFlight: (interval: Interval) => boolean;
+  /** The call is a `release` its replica made on waking, as it fenced. */
+  readonly releaseOnWaking: (interval: Interval) => boolean;
+}
+
 /** Invariant 1 on the calls of one object; returns the overlapping pairs it excused, by reason. */
-function checkOverlaps(list: Interval[], afterFreeze: (interval: Interval) => boolean, violate: (name: InvariantName, message: string) => void): { aborted: number; frozen: number } {
+function checkOverlaps(list: Interval[], excuses: FreezeExcuses, violate: (name: InvariantName, message: string) => void): { aborted: number; frozen: number; releaseOnWaking: number } {
   list.sort((a, b) => a.start.start - b.start.start);
-  const excused = { aborted: 0, frozen: 0 };
+  const excused = { aborted: 0, frozen: 0, releaseOnWaking: 0 };
   for (let i = 0; i < list.length; i++) {
     const a = list[i]!;
     for (let j = i + 1; j < list.length && list[j]!.start.start < a.to; j++) {
       const b = list[j]!;
       if (a.start.replica === b.start.replica) continue;
       if (abortedBeforeWrite(a) || abortedBeforeWrite(b)) excused.aborted++;
-      else if (afterFreeze(a) || afterFreeze(b)) excused.frozen++;
+      else if (excuses.inFlight(a) || excuses.inFlight(b)) excused.frozen++;
+      else if (excuses.releaseOnWaking(a) || excuses.releaseOnWaking(b)) excused.releaseOnWaking++;
       else violate('overlap', `${describeInterval(a)} overlaps ${describeInterval(b)}`);
     }
   }

@@ -108,6 +108,8 @@ for (const shardedListAndWatch of [true, false]) {
       t.diagnostic(`${steps.join('; ')}; ${writer.writes} writes; ${summary(report)}; ${Date.now() - testStart} ms in all`);
       assert.deepEqual(fleet.unexpectedExits(), []);
       assert.deepEqual(report.violations, [], summary(report));
+      // The handler checks ctx.stillOwned() before its side effect: no call frozen in flight writes on waking.
+      assert.equal(report.frozenInFlight, 0, summary(report));
       assert.ok(report.calls > 2000, summary(report));
     });
   });
